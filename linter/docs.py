@@ -3,23 +3,31 @@
 A rule's docstring is its documentation (ruff's sections: What it does, Why is this bad?, Example,
 Use instead, Fix). Metadata (code, name, severity, groups, options) is added from the class, so it
 cannot drift. Load codes (JS0xx, raised by the loader and the suppression checks) are listed too.
+
+A consumer rule's example writes only what the rule is about: a consumer of stream ``ORDERS`` that
+does not declare ``ORDERS`` runs, and is shown, after :data:`EXAMPLE_STREAM` (:func:`rule_doc`), so
+every example the docs show is complete and can be copied as it is.
 """
 
 from __future__ import annotations
 
 import inspect
 import json as _json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
 from .api import Rule, rule_groups
-from .findings import LOAD_CODES
+from .findings import LOAD_CODES, Kind
+from .load import Estate, load_text
 
 __all__ = [
     "RuleInfo",
     "RuleInfoJson",
     "RuleOptionJson",
+    "EXAMPLE_STREAM",
+    "rule_doc",
     "rule_infos",
     "find_rule",
     "render_rule",
@@ -77,6 +85,42 @@ class RuleInfo:
         }
 
 
+# The stream of the consumer rules' examples: an example whose consumer reads stream ORDERS and that
+# declares no stream ORDERS is this document, then the example.
+EXAMPLE_STREAM = """\
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: ORDERS}
+spec: {subjects: ["orders.>"]}
+"""
+_EXAMPLE_STREAM_NAME = "ORDERS"
+_YAML_EXAMPLE = re.compile(r"^```yaml\n(.*?)^```", re.S | re.M)
+
+
+def _reads_example_stream(example: str) -> bool:
+    """Whether a consumer of ``example`` (a YAML manifest) reads stream ORDERS, which it does not declare."""
+    estate = Estate()
+    load_text(example.encode(), "example.yaml", estate)
+    streams = {r.name for r in estate.resources if r.kind == Kind.STREAM}
+    return _EXAMPLE_STREAM_NAME not in streams and any(
+        r.kind == Kind.CONSUMER and r.stream == _EXAMPLE_STREAM_NAME for r in estate.resources
+    )
+
+
+def _complete(match: re.Match[str]) -> str:
+    example = match.group(1)
+    if _reads_example_stream(example):
+        example = f"{EXAMPLE_STREAM}---\n{example}"
+    return f"```yaml\n{example}```"
+
+
+def rule_doc(rule: type[Rule]) -> str:
+    """A rule's docstring, dedented, with each ```yaml example complete: one whose consumer reads the
+    undeclared stream ORDERS starts with :data:`EXAMPLE_STREAM`. What ``jsops rule``, docs/rules.md,
+    SARIF and the tests of the examples read."""
+    return _YAML_EXAMPLE.sub(_complete, inspect.cleandoc(rule.__doc__ or ""))
+
+
 def _options(rule: type[Rule]) -> tuple[tuple[str, str, str, str], ...]:
     out = []
     for name, f in rule.Options.model_fields.items():
@@ -93,8 +137,7 @@ def rule_infos(rules: Sequence[type[Rule]], *, load_codes: bool = True) -> list[
         for lc in LOAD_CODES.values():
             out.append(RuleInfo(lc.code, lc.name, lc.severity.value, lc.summary.replace("`", ""), lc.doc, ("load",)))
     for r in rules:
-        doc = inspect.cleandoc(r.__doc__ or "")
-        summary, _, body = doc.partition("\n")
+        summary, _, body = rule_doc(r).partition("\n")
         out.append(
             RuleInfo(
                 r.code,

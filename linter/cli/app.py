@@ -77,15 +77,16 @@ examples:
 HELP_EPILOG = "examples:\n  jsops help plan\n\n" + exit_codes_help("help")
 
 
-def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
-    lint = sub.add_parser(
-        "lint",
-        help=SUMMARIES["lint"],
-        description="Check manifests before they reach a server.",
-        epilog=LINT_EPILOG,
-        formatter_class=_RAW,
-        error_prog="jsops",
+def _command(sub: argparse._SubParsersAction[Parser], name: str, description: str, epilog: str) -> Parser:
+    """A jsops command: its summary (:data:`SUMMARIES`), a description, and an epilog (examples and exit
+    codes) shown as written."""
+    return sub.add_parser(
+        name, help=SUMMARIES[name], description=description, epilog=epilog, formatter_class=_RAW, error_prog="jsops"
     )
+
+
+def _add_lint(sub: argparse._SubParsersAction[Parser]) -> None:
+    lint = _command(sub, "lint", "Check manifests before they reach a server.", LINT_EPILOG)
     add_paths(lint, "files or directories (default: the config's paths, else .)")
     add_format(lint, REPORTERS, None, "output format (default: github when GITHUB_ACTIONS=true, else text)")
     lint.add_argument(
@@ -169,34 +170,13 @@ def _build_parser() -> Parser:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_lint(sub)
-    rule = sub.add_parser(
-        "rule",
-        help=SUMMARIES["rule"],
-        description="Print a rule's documentation.",
-        epilog=RULE_EPILOG,
-        formatter_class=_RAW,
-        error_prog="jsops",
-    )
+    rule = _command(sub, "rule", "Print a rule's documentation.", RULE_EPILOG)
     rule.add_argument("rule", metavar="CODE|NAME")
     add_config(rule, "jsops config whose policies are rules too; default: found from . upward")
-    rules = sub.add_parser(
-        "rules",
-        help=SUMMARIES["rules"],
-        description="List the rules.",
-        epilog=RULES_EPILOG,
-        formatter_class=_RAW,
-        error_prog="jsops",
-    )
+    rules = _command(sub, "rules", "List the rules.", RULES_EPILOG)
     add_format(rules, ("table", "json", "markdown"), "table")
     add_config(rules, "jsops config whose policies are listed too; default: found from . upward")
-    policy = sub.add_parser(
-        "policy",
-        help=SUMMARIES["policy"],
-        description="Work with the config's policies.",
-        epilog=POLICY_EPILOG,
-        formatter_class=_RAW,
-        error_prog="jsops",
-    )
+    policy = _command(sub, "policy", "Work with the config's policies.", POLICY_EPILOG)
     policy.add_argument(
         "action",
         choices=("test",),
@@ -209,23 +189,9 @@ def _build_parser() -> Parser:
         help="fixture files or directories (default: policy-tests/ next to the config)",
     )
     add_config(policy, "jsops config whose policies are tested (default: found from . upward)")
-    comp = sub.add_parser(
-        "completion",
-        help=SUMMARIES["completion"],
-        formatter_class=_RAW,
-        error_prog="jsops",
-        description="Print a shell completion script for jsops.",
-        epilog=COMPLETION_EPILOG,
-    )
+    comp = _command(sub, "completion", "Print a shell completion script for jsops.", COMPLETION_EPILOG)
     comp.add_argument("shell", choices=("bash", "zsh", "fish"))
-    hlp = sub.add_parser(
-        "help",
-        help=SUMMARIES["help"],
-        description="Show a command's help.",
-        epilog=HELP_EPILOG,
-        formatter_class=_RAW,
-        error_prog="jsops",
-    )
+    hlp = _command(sub, "help", "Show a command's help.", HELP_EPILOG)
     hlp.add_argument("topic", nargs="?", metavar="COMMAND")
     parser.set_defaults(_subparsers=sub.choices)
     return parser

@@ -175,9 +175,33 @@ def _axis(values: Sequence[float]) -> Axis:
     return Axis(start, end, ticks)
 
 
-def _frame(rows: int) -> tuple[int, float]:
-    bottom = TOP + rows * ROW + 4
-    return int(bottom + BOTTOM), float(bottom)
+def _chart(
+    axis: Axis,
+    rows: Sequence[BarRow],
+    limit: str,
+    limit_ns: float | None,
+    title: str,
+    line: Sequence[tuple[float, float]] = (),
+) -> Chart:
+    """``rows`` one under the other on ``axis``, with the limit (``limit``, ``limit_ns`` when it is set) as a
+    vertical marker."""
+    bottom = TOP + len(rows) * ROW + 4
+    marker = axis.x(limit_ns) if limit_ns else None
+    label = f"{limit} {fmt_duration(limit_ns)}" if limit_ns else ""
+    return Chart(
+        WIDTH,
+        int(bottom + BOTTOM),
+        LEFT,
+        WIDTH - RIGHT,
+        TOP,
+        float(bottom),
+        axis,
+        tuple(rows),
+        marker,
+        label,
+        tuple(line),
+        title,
+    )
 
 
 def consumer_chart(c: ConsumerReport) -> Chart | None:
@@ -189,7 +213,6 @@ def consumer_chart(c: ConsumerReport) -> Chart | None:
     if c.ack_wait_ns:
         values.append(c.ack_wait_ns)
     axis = _axis(values)
-    height, bottom = _frame(len(c.points))
     rows = []
     line = []
     for i, p in enumerate(c.points):
@@ -198,22 +221,8 @@ def consumer_chart(c: ConsumerReport) -> Chart | None:
         x = axis.x(p.ns) if p.ns > 0 else float(LEFT)
         rows.append(BarRow(y, p.label, x, fmt_duration(p.ns), "over" if over else "ok", p.ns > axis.hi_ns))
         line.append((x, y))
-    marker = axis.x(c.ack_wait_ns) if c.ack_wait_ns else None
-    label = f"ack_wait {fmt_duration(c.ack_wait_ns)}" if c.ack_wait_ns else ""
-    return Chart(
-        WIDTH,
-        height,
-        LEFT,
-        WIDTH - RIGHT,
-        TOP,
-        bottom,
-        axis,
-        tuple(rows),
-        marker,
-        label,
-        tuple(line),
-        f"ack time of {c.stream}/{c.name}: p50 to max against ack_wait",
-    )
+    title = f"ack time of {c.stream}/{c.name}: p50 to max against ack_wait"
+    return _chart(axis, rows, "ack_wait", c.ack_wait_ns, title, line)
 
 
 def stream_chart(s: StreamReport) -> Chart | None:
@@ -224,7 +233,6 @@ def stream_chart(s: StreamReport) -> Chart | None:
     if s.max_age_ns:
         values.append(s.max_age_ns)
     axis = _axis(values)
-    height, bottom = _frame(len(s.fills))
     rows = []
     for i, f in enumerate(s.fills):
         y = TOP + i * ROW + ROW / 2
@@ -237,19 +245,5 @@ def stream_chart(s: StreamReport) -> Chart | None:
             ns = (f.seconds or 0) * S
             value = ("≈" if f.estimated else "") + fmt_duration(ns)
             rows.append(BarRow(y, label, axis.x(ns), value, "over" if f.before_max_age else "ok", ns > axis.hi_ns))
-    marker = axis.x(s.max_age_ns) if s.max_age_ns else None
-    label = f"max_age {fmt_duration(s.max_age_ns)}" if s.max_age_ns else ""
-    return Chart(
-        WIDTH,
-        height,
-        LEFT,
-        WIDTH - RIGHT,
-        TOP,
-        bottom,
-        axis,
-        tuple(rows),
-        marker,
-        label,
-        (),
-        f"time for {s.name} to fill its limits at mean, p99 and peak ingest against max_age",
-    )
+    title = f"time for {s.name} to fill its limits at mean, p99 and peak ingest against max_age"
+    return _chart(axis, rows, "max_age", s.max_age_ns, title)

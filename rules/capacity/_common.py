@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from jsops.linter.api import GIB, KIB, MIB, SECOND, EffectiveStream, RuleContext, Target, format_duration, human_size
+from jsops.linter import api
 
 if TYPE_CHECKING:  # annotations only: a lint without profiles never imports them
     from jsops.linter.api import StreamProfile
@@ -39,19 +39,19 @@ def byte_rate(profile: StreamProfile | None, which: str = "mean") -> float | Non
 
 
 def human_rate(bytes_per_s: float) -> str:
-    return f"{human_size(bytes_per_s)}/s"
+    return f"{api.human_size(bytes_per_s)}/s"
 
 
 def ceil_size(n: float) -> int:
     """``n`` bytes rounded up to a whole KiB, MiB or GiB (whichever unit ``n`` reaches), so that
     :func:`jsops.linter.semantics.units.format_size` prints it readably."""
-    for size in (GIB, MIB, KIB):
+    for size in (api.GIB, api.MIB, api.KIB):
         if n >= size:
             return int(math.ceil(n / size)) * size
     return int(math.ceil(n))
 
 
-def hard_byte_bound(eff: EffectiveStream, target: Target) -> int | None:
+def hard_byte_bound(eff: api.EffectiveStream, target: api.Target) -> int | None:
     """The most a stream can store per replica by its declared limits alone: ``max_bytes``, else
     ``max_msgs`` times the largest message (``max_msg_size``, else the target's ``max_payload``);
     None when nothing declared bounds it."""
@@ -67,7 +67,7 @@ def hard_byte_bound(eff: EffectiveStream, target: Target) -> int | None:
     return None
 
 
-def profiled_bytes(eff: EffectiveStream, profile: StreamProfile | None) -> tuple[float, str] | None:
+def profiled_bytes(eff: api.EffectiveStream, profile: StreamProfile | None) -> tuple[float, str] | None:
     """What a stream is expected to hold per replica by the profile, with how it was computed:
     the smaller of mean byte rate x ``max_age`` and ``max_msgs`` x mean stored message size.
     None when the profile lacks the figures for both."""
@@ -78,12 +78,15 @@ def profiled_bytes(eff: EffectiveStream, profile: StreamProfile | None) -> tuple
     max_age = eff.max_age
     if rate and max_age > 0:
         out.append(
-            (rate * max_age / SECOND, f"profiled mean {human_rate(rate)} over max_age {format_duration(max_age)}")
+            (
+                rate * max_age / api.SECOND,
+                f"profiled mean {human_rate(rate)} over max_age {api.format_duration(max_age)}",
+            )
         )
     size = profile.bytes.stored_msg_size_mean
     max_msgs = eff.max_msgs
     if size and max_msgs > 0:
-        out.append((size * max_msgs, f"max_msgs x profiled mean stored size {human_size(size)}"))
+        out.append((size * max_msgs, f"max_msgs x profiled mean stored size {api.human_size(size)}"))
     return min(out) if out else None
 
 
@@ -91,7 +94,7 @@ def profiled_bytes(eff: EffectiveStream, profile: StreamProfile | None) -> tuple
 # target
 
 
-def multi_node(target: Target) -> bool | None:
+def multi_node(target: api.Target) -> bool | None:
     """True when the target is a JetStream cluster of more than one node, False when it is known
     to be a single node, None when the target does not say."""
     if target.cluster_size is not None:
@@ -106,7 +109,7 @@ def multi_node(target: Target) -> bool | None:
 # estate indexes (cached per lint run)
 
 
-def sourced_origins(ctx: RuleContext) -> set[tuple[str, str]]:
+def sourced_origins(ctx: api.RuleContext) -> set[tuple[str, str]]:
     """(context, stream name) of every stream that another stream of the estate mirrors or sources
     (not through ``external``): the server keeps a consumer on the origin for each of them."""
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    EPHEMERAL_INACTIVE_THRESHOLD,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class OpsConsumerEphemeral(Rule):
+class OpsConsumerEphemeral(api.Rule):
     """A committed consumer manifest declares an ephemeral consumer (no durable_name).
 
     ## What it does
@@ -68,23 +58,23 @@ class OpsConsumerEphemeral(Rule):
 
     code = "JS440"
     name = "ops-consumer-ephemeral"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if getattr(resource.config, "durable_name", None):
             return ()
         eff = ctx.effective_consumer(resource)
         if eff.durable_name:
             return ()
-        idle = eff.inactive_threshold or EPHEMERAL_INACTIVE_THRESHOLD
+        idle = eff.inactive_threshold or api.EPHEMERAL_INACTIVE_THRESHOLD
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("name",),
-                f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after {format_duration(idle)} without a client",
-                fix=FixSuggestion.unsafe("make it durable (set durable_name) or create it from the application"),
+                f"consumer {resource.name} is ephemeral (no durable_name): the server deletes it after {api.format_duration(idle)} without a client",
+                fix=api.FixSuggestion.unsafe("make it durable (set durable_name) or create it from the application"),
             ),
         )
 

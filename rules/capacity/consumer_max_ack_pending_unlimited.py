@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter import api
 
 
-class OpsConsumerMaxAckPendingUnlimited(Rule):
+class OpsConsumerMaxAckPendingUnlimited(api.Rule):
     """A consumer that acks sets max_ack_pending to -1 (unlimited outstanding messages).
 
     ## What it does
@@ -56,11 +56,11 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
 
     code = "JS438"
     name = "ops-consumer-max-ack-pending-unlimited"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         raw = getattr(resource.config, "max_ack_pending", None)
         if raw is None or raw >= 0:
             return ()
@@ -73,13 +73,13 @@ class OpsConsumerMaxAckPendingUnlimited(Rule):
             else ""
         )
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("max_ack_pending",),
                 f"max_ack_pending {raw} lets the consumer hand out any number of unacknowledged messages{push}",
-                fix=FixSuggestion.unsafe(
+                fix=api.FixSuggestion.unsafe(
                     "remove max_ack_pending (the server default is 1000) or set the number of messages clients process at once",
-                    (Edit.remove(("max_ack_pending",)),),
+                    (api.Edit.remove(("max_ack_pending",)),),
                 ),
             ),
         )

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    SECOND,
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    option,
-)
+from jsops.linter import api
 
 
-class OpsConsumerPushWithoutHeartbeat(Rule):
+class OpsConsumerPushWithoutHeartbeat(api.Rule):
     """A push consumer has no idle heartbeat or no flow control.
 
     ## What it does
@@ -71,18 +59,18 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
     libraries do). Hence unsafe. Or turn it into a pull consumer.
     """
 
-    class Options(RuleOptions):
-        require_flow_control: bool = option(
+    class Options(api.RuleOptions):
+        require_flow_control: bool = api.option(
             default=True, description="also flag push consumers with heartbeats but no flow control"
         )
 
     code = "JS439"
     name = "ops-consumer-push-without-heartbeat"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if not getattr(resource.config, "deliver_subject", None):
             return ()  # pull consumer
         eff = ctx.effective_consumer(resource)
@@ -92,10 +80,10 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
         missing = []
         if not eff.idle_heartbeat:
             missing.append("idle_heartbeat")
-            edits.append(Edit.set(("idle_heartbeat",), 15 * SECOND, duration=True))
+            edits.append(api.Edit.set(("idle_heartbeat",), 15 * api.SECOND, duration=True))
         if self.options.require_flow_control and not eff.flow_control:
             missing.append("flow_control")
-            edits.append(Edit.set(("flow_control",), True))
+            edits.append(api.Edit.set(("flow_control",), True))
         if not missing:
             return ()
         if missing == ["flow_control"]:
@@ -105,11 +93,11 @@ class OpsConsumerPushWithoutHeartbeat(Rule):
         else:
             text = "has neither idle_heartbeat nor flow_control: a client cannot detect a lost subscription and a fast stream can overrun it"
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("deliver_subject",),
                 f"push consumer {text}",
-                fix=FixSuggestion.unsafe(
+                fix=api.FixSuggestion.unsafe(
                     "set "
                     + " and ".join(
                         "idle_heartbeat to 15s" if m == "idle_heartbeat" else "flow_control to true" for m in missing

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter import api
 
 from ._common import multi_node
 
 
-class OpsReplicasEven(Rule):
+class OpsReplicasEven(api.Rule):
     """A stream or consumer asks for 2 or 4 replicas, which cost more than R1 or R3 and tolerate no more failures.
 
     ## What it does
@@ -47,11 +47,11 @@ class OpsReplicasEven(Rule):
 
     code = "JS435"
     name = "ops-replicas-even"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.SOMETIMES
     bucket_words = True
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if multi_node(ctx.target) is False:
             return ()
         if resource.kind == "Stream":
@@ -72,13 +72,15 @@ class OpsReplicasEven(Rule):
             return ()  # refused by the server (JS315)
         tolerated = "no server failure" if replicas == 2 else "one server failure, like R3"
         if size is None or size >= 3:
-            fix = FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 3", (Edit.set(("num_replicas",), 3),))
+            fix = api.FixSuggestion.unsafe(
+                f"set {resource.word('num_replicas')} to 3", (api.Edit.set(("num_replicas",), 3),)
+            )
         else:
-            fix = FixSuggestion.unsafe(
+            fix = api.FixSuggestion.unsafe(
                 f"use {resource.word('num_replicas')} 1, or 3 once the cluster has three JetStream servers"
             )
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("num_replicas",),
                 f"{resource.word('num_replicas')} {replicas} tolerates {tolerated}, at {replicas}x the storage; use R3 (or R1)",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import Edit, FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter import api
 
 
-class OpsStreamDirectGetDisabled(Rule):
+class OpsStreamDirectGetDisabled(api.Rule):
     """A replicated stream leaves allow_direct off, so every message read goes through its leader.
 
     ## What it does
@@ -44,11 +44,11 @@ class OpsStreamDirectGetDisabled(Rule):
 
     code = "JS437"
     name = "ops-stream-direct-get-disabled"
-    severity = Severity.INFO
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.INFO
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if (getattr(resource.config, "num_replicas", None) or 1) <= 1:
             return ()
         eff = ctx.effective_stream(resource)
@@ -56,11 +56,11 @@ class OpsStreamDirectGetDisabled(Rule):
         if replicas <= 1 or eff.allow_direct:
             return ()
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("allow_direct",),
                 f"allow_direct is off on an R{replicas} stream: every direct read goes through the leader",
-                fix=FixSuggestion.unsafe("set allow_direct to true", (Edit.set(("allow_direct",), True),)),
+                fix=api.FixSuggestion.unsafe("set allow_direct to true", (api.Edit.set(("allow_direct",), True),)),
             ),
         )
 

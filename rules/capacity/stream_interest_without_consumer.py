@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import FixAvailability, FixSuggestion, Rule, RuleContext, Severity, Violation
+from jsops.linter import api
 
 from ._common import sourced_origins
 
 
-class OpsStreamInterestWithoutConsumer(Rule):
+class OpsStreamInterestWithoutConsumer(api.Rule):
     """An interest stream has no consumer anywhere in the estate.
 
     ## What it does
@@ -54,12 +54,12 @@ class OpsStreamInterestWithoutConsumer(Rule):
 
     code = "JS441"
     name = "ops-stream-interest-without-consumer"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         consumers = None
         origins = None
         for r in ctx.estate.resources:
@@ -72,11 +72,11 @@ class OpsStreamInterestWithoutConsumer(Rule):
                 origins = sourced_origins(ctx)
             if consumers.get((r.context, r.name)) or (r.context, r.name) in (origins or ()):
                 continue
-            yield Violation(
+            yield api.Violation(
                 r,
                 ("retention",),
                 f"interest stream {r.name} has no consumer in the estate: every message published to it is dropped at once",
-                fix=FixSuggestion.unsafe("commit its consumers, or use limits retention"),
+                fix=api.FixSuggestion.unsafe("commit its consumers, or use limits retention"),
             )
 
 

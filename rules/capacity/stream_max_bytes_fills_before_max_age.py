@@ -5,29 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from jsops.linter.api import (
-    DAY,
-    HOUR,
-    MINUTE,
-    SECOND,
-    Duration,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    format_duration,
-    format_size,
-    option,
-)
+from jsops.linter import api
 
 from ._common import byte_rate, ceil_size, human_rate
 
 
-class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
+class OpsStreamMaxBytesFillsBeforeMaxAge(api.Rule):
     """At the measured byte rate, max_bytes is reached long before max_age: the effective retention is shorter than declared.
 
     ## What it does
@@ -77,23 +60,23 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
     (the message gives the figure), or lower `max_age` to the retention you really get.
     """
 
-    class Options(RuleOptions):
-        rate: Literal["mean", "peak"] = option(
+    class Options(api.RuleOptions):
+        rate: Literal["mean", "peak"] = api.option(
             default="mean", description="which profile figure to use: bytes.mean_per_s or bytes.peak_per_s"
         )
-        min_window: Duration = option(
-            default=HOUR,
+        min_window: api.Duration = api.option(
+            default=api.HOUR,
             description="shortest profile window whose fill time is a warning; a shorter one gives info naming the window (Go duration)",
         )
 
     code = "JS432"
     name = "ops-stream-max-bytes-fills-before-max-age"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     bucket_words = True
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if ctx.profiles is None:
             return ()
         eff = ctx.effective_stream(resource)
@@ -102,46 +85,46 @@ class OpsStreamMaxBytesFillsBeforeMaxAge(Rule):
             return ()
         which = self.options.rate
         window = ctx.profiles.window
-        span = int((window.end - window.start).total_seconds() * SECOND) if window is not None else None
+        span = int((window.end - window.start).total_seconds() * api.SECOND) if window is not None else None
         profile = ctx.stream_profile(resource)
         rate = byte_rate(profile, which)
         if not rate:
             return ()
-        fill_ns = int(max_bytes / rate * SECOND)
+        fill_ns = int(max_bytes / rate * api.SECOND)
         if fill_ns >= max_age:
             return ()
-        step = MINUTE if fill_ns >= HOUR else SECOND  # minutes are precise enough past an hour
-        fill_text = format_duration(max(fill_ns // step, 1) * step)
-        needed = format_size(ceil_size(rate * max_age / SECOND))
+        step = api.MINUTE if fill_ns >= api.HOUR else api.SECOND  # minutes are precise enough past an hour
+        fill_text = api.format_duration(max(fill_ns // step, 1) * step)
+        needed = api.format_size(ceil_size(rate * max_age / api.SECOND))
         if eff.discard == "new":
             effect = f"after about {fill_text} publishes are refused until messages age out"
         else:
-            effect = f"messages are discarded after about {fill_text}, not after {resource.word('max_age')} {format_duration(max_age)}"
+            effect = f"messages are discarded after about {fill_text}, not after {resource.word('max_age')} {api.format_duration(max_age)}"
         short = span is not None and span < self.options.min_window  # minutes of traffic say little about days
         window_note = ""
-        if span is not None and span < DAY:
-            seen = format_duration(max(span // SECOND, 1) * SECOND)
+        if span is not None and span < api.DAY:
+            seen = api.format_duration(max(span // api.SECOND, 1) * api.SECOND)
             window_note = f" (over a {seen} profile window" + (
-                f", shorter than min_window {format_duration(self.options.min_window)}: an extrapolation, not a measurement)"
+                f", shorter than min_window {api.format_duration(self.options.min_window)}: an extrapolation, not a measurement)"
                 if short
                 else ")"
             )
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("max_bytes",),
                 f"at the profiled {which} byte rate {human_rate(rate)}{window_note}"
-                + f", max_bytes {format_size(max_bytes)} fills "
-                f"in about {fill_text}, before {resource.word('max_age')} {format_duration(max_age)}: {effect}",
-                fix=FixSuggestion.unsafe(
+                + f", max_bytes {api.format_size(max_bytes)} fills "
+                f"in about {fill_text}, before {resource.word('max_age')} {api.format_duration(max_age)}: {effect}",
+                fix=api.FixSuggestion.unsafe(
                     f"raise max_bytes to at least {needed} or lower {resource.word('max_age')} to {fill_text}"
                     + (
-                        f"; profile at least {format_duration(self.options.min_window)} of traffic first"
+                        f"; profile at least {api.format_duration(self.options.min_window)} of traffic first"
                         if short
                         else ""
                     ),
                 ),
-                severity=Severity.INFO if short else None,
+                severity=api.Severity.INFO if short else None,
             ),
         )
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    format_size,
-)
+from jsops.linter import api
 
 
-class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
+class OpsStreamMaxMsgSizeAboveMaxPayload(api.Rule):
     """A stream's max_msg_size is larger than the target server's max_payload.
 
     ## What it does
@@ -56,13 +46,13 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
 
     code = "JS442"
     name = "ops-stream-max-msg-size-above-max-payload"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     bucket_words = True
     kinds = frozenset({"Stream"})
     example_target = {"max_payload": "1MiB"}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         max_payload = ctx.target.max_payload
         if max_payload is None or max_payload <= 0:
             return ()
@@ -70,16 +60,17 @@ class OpsStreamMaxMsgSizeAboveMaxPayload(Rule):
         if size <= max_payload:
             return ()
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("max_msg_size",),
-                f"{resource.word('max_msg_size')} {format_size(size)} is larger than the target's max_payload {format_size(max_payload)}: no publish can be that large",
-                fix=FixSuggestion.safe(
-                    f"set {resource.word('max_msg_size')} to {format_size(max_payload)}",
+                f"{resource.word('max_msg_size')} {api.format_size(size)} is larger than the target's max_payload {api.format_size(max_payload)}: no publish can be that large",
+                fix=api.FixSuggestion.safe(
+                    f"set {resource.word('max_msg_size')} to {api.format_size(max_payload)}",
                     # natively as a readable size; NACK wants plain integers
                     (
-                        Edit.set(
-                            ("max_msg_size",), format_size(max_payload) if resource.dialect == "native" else max_payload
+                        api.Edit.set(
+                            ("max_msg_size",),
+                            api.format_size(max_payload) if resource.dialect == "native" else max_payload,
                         ),
                     ),
                 ),

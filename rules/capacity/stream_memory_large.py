@@ -4,26 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    MIB,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Size,
-    Violation,
-    format_size,
-    human_size,
-    option,
-)
+from jsops.linter import api
 
 from ._common import hard_byte_bound, profiled_bytes
 
 
-class OpsStreamMemoryLarge(Rule):
+class OpsStreamMemoryLarge(api.Rule):
     """A memory stream may hold more than the memory budget (100MiB by default), or has no max_bytes at all.
 
     ## What it does
@@ -63,19 +49,19 @@ class OpsStreamMemoryLarge(Rule):
     (with `compression: s2` for large streams) when the data must survive restarts or is large.
     """
 
-    class Options(RuleOptions):
-        max_bytes: Size = option(
-            default=100 * MIB, description="largest max_bytes accepted for a memory stream (per replica)"
+    class Options(api.RuleOptions):
+        max_bytes: api.Size = api.option(
+            default=100 * api.MIB, description="largest max_bytes accepted for a memory stream (per replica)"
         )
 
     code = "JS433"
     name = "ops-stream-memory-large"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.SOMETIMES
     groups = frozenset({"cost"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if getattr(resource.config, "storage", None) != "memory":
             return ()
         eff = ctx.effective_stream(resource)
@@ -88,15 +74,17 @@ class OpsStreamMemoryLarge(Rule):
         if max_bytes > 0:
             if max_bytes > budget:
                 total = (
-                    f" ({format_size(max_bytes * replicas)} of RAM over {replicas} replicas)" if replicas > 1 else ""
+                    f" ({api.format_size(max_bytes * replicas)} of RAM over {replicas} replicas)"
+                    if replicas > 1
+                    else ""
                 )
                 return (
-                    Violation(
+                    api.Violation(
                         resource,
                         ("max_bytes",),
-                        f"memory stream may hold max_bytes {format_size(max_bytes)}{total}, more than the {format_size(budget)} budget for memory streams",
-                        fix=FixSuggestion.unsafe(
-                            f"lower max_bytes to at most {format_size(budget)}, or use file storage"
+                        f"memory stream may hold max_bytes {api.format_size(max_bytes)}{total}, more than the {api.format_size(budget)} budget for memory streams",
+                        fix=api.FixSuggestion.unsafe(
+                            f"lower max_bytes to at most {api.format_size(budget)}, or use file storage"
                         ),
                     ),
                 )
@@ -104,23 +92,23 @@ class OpsStreamMemoryLarge(Rule):
         hard = hard_byte_bound(eff, ctx.target)
         if hard is not None and hard <= budget:
             return ()  # max_msgs x the largest message already keeps it within the budget
-        fix = FixSuggestion.unsafe(f"set max_bytes to at most {format_size(budget)}, or use file storage")
+        fix = api.FixSuggestion.unsafe(f"set max_bytes to at most {api.format_size(budget)}, or use file storage")
         expected = profiled_bytes(eff, ctx.stream_profile(resource))
         if expected is not None:
             amount, how = expected
             if amount > budget:
                 return (
-                    Violation(
+                    api.Violation(
                         resource,
                         ("storage",),
-                        f"memory stream without max_bytes expected to hold about {human_size(amount)}{on_each} "
-                        f"({how}), more than the {format_size(budget)} budget for memory streams",
+                        f"memory stream without max_bytes expected to hold about {api.human_size(amount)}{on_each} "
+                        f"({how}), more than the {api.format_size(budget)} budget for memory streams",
                         fix=fix,
                     ),
                 )
             return ()
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("storage",),
                 f"memory stream without max_bytes: it may grow until the account's max_mem or the server's memory is exhausted{on_each}",

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    option,
-)
+from jsops.linter import api
 
 from ._common import multi_node
 
 
-class OpsStreamSingleReplicaInCluster(Rule):
+class OpsStreamSingleReplicaInCluster(api.Rule):
     """A file stream has one replica although the target is a multi-node JetStream cluster.
 
     ## What it does
@@ -58,18 +47,18 @@ class OpsStreamSingleReplicaInCluster(Rule):
     is a decision, not a formality; suppress the finding for data you can afford to lose.
     """
 
-    class Options(RuleOptions):
-        include_memory: bool = option(default=False, description="also flag memory streams")
+    class Options(api.RuleOptions):
+        include_memory: bool = api.option(default=False, description="also flag memory streams")
 
     code = "JS436"
     name = "ops-stream-single-replica-in-cluster"
-    severity = Severity.INFO
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.INFO
+    fix_availability = api.FixAvailability.SOMETIMES
     bucket_words = True
     kinds = frozenset({"Stream"})
     example_target = {"clustered": True, "cluster_size": 3}
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if not multi_node(ctx.target):
             return ()
         eff = ctx.effective_stream(resource)
@@ -80,11 +69,13 @@ class OpsStreamSingleReplicaInCluster(Rule):
         size = ctx.target.cluster_size
         where = f"a {size}-server cluster" if size is not None else "a clustered target"
         if size is None or size >= 3:
-            fix = FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 3", (Edit.set(("num_replicas",), 3),))
+            fix = api.FixSuggestion.unsafe(
+                f"set {resource.word('num_replicas')} to 3", (api.Edit.set(("num_replicas",), 3),)
+            )
         else:
-            fix = FixSuggestion.unsafe(f"add a third JetStream server and use {resource.word('num_replicas')} 3")
+            fix = api.FixSuggestion.unsafe(f"add a third JetStream server and use {resource.word('num_replicas')} 3")
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("num_replicas",),
                 f"{resource.label()} has a single replica in {where}: it is unavailable while its server is down",

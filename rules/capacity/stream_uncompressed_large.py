@@ -4,27 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    GIB,
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Size,
-    Violation,
-    format_size,
-    human_size,
-    option,
-)
+from jsops.linter import api
 
 from ._common import hard_byte_bound, profiled_bytes
 
 
-class OpsStreamUncompressedLarge(Rule):
+class OpsStreamUncompressedLarge(api.Rule):
     """A large file stream stores its messages uncompressed.
 
     ## What it does
@@ -62,17 +47,19 @@ class OpsStreamUncompressedLarge(Rule):
     compressed or encrypted gain little, hence unsafe.
     """
 
-    class Options(RuleOptions):
-        max_bytes: Size = option(default=GIB, description="largest uncompressed file stream accepted (per replica)")
+    class Options(api.RuleOptions):
+        max_bytes: api.Size = api.option(
+            default=api.GIB, description="largest uncompressed file stream accepted (per replica)"
+        )
 
     code = "JS434"
     name = "ops-stream-uncompressed-large"
-    severity = Severity.INFO
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.INFO
+    fix_availability = api.FixAvailability.SOMETIMES
     groups = frozenset({"cost"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         cfg = resource.config
         if getattr(cfg, "storage", None) not in (None, "file") or getattr(cfg, "compression", None) not in (
             None,
@@ -84,15 +71,15 @@ class OpsStreamUncompressedLarge(Rule):
             return ()
         threshold = self.options.max_bytes
         max_bytes = eff.max_bytes
-        fix = FixSuggestion.unsafe("set compression to s2", (Edit.set(("compression",), "s2"),))
+        fix = api.FixSuggestion.unsafe("set compression to s2", (api.Edit.set(("compression",), "s2"),))
         if max_bytes > 0:
             if max_bytes > threshold:
                 return (
-                    Violation(
+                    api.Violation(
                         resource,
                         ("max_bytes",),
-                        f"file stream of up to {format_size(max_bytes)} without compression (more than "
-                        f"{format_size(threshold)}); s2 compression usually saves much of that disk",
+                        f"file stream of up to {api.format_size(max_bytes)} without compression (more than "
+                        f"{api.format_size(threshold)}); s2 compression usually saves much of that disk",
                         fix=fix,
                     ),
                 )
@@ -106,10 +93,10 @@ class OpsStreamUncompressedLarge(Rule):
             amount, how = float(hard), "max_msgs x the largest message, the declared bound"
         if amount > threshold:
             return (
-                Violation(
+                api.Violation(
                     resource,
                     ("storage",),
-                    f"file stream without compression expected to hold about {human_size(amount)} ({how}), more than {format_size(threshold)}",
+                    f"file stream without compression expected to hold about {api.human_size(amount)} ({how}), more than {api.format_size(threshold)}",
                     fix=fix,
                 ),
             )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jsops.linter.api import FixAvailability, FixSuggestion, Resource, Rule, RuleContext, Severity, Violation
+from jsops.linter import api
 
 
-class OpsStreamWithoutLimits(Rule):
+class OpsStreamWithoutLimits(api.Rule):
     """A stream sets no retention limit at all: no max_age, max_bytes, max_msgs or max_msgs_per_subject.
 
     ## What it does
@@ -47,12 +47,12 @@ class OpsStreamWithoutLimits(Rule):
 
     code = "JS431"
     name = "ops-stream-without-limits"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     bucket_words = True
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         cfg: Any = resource.config
         if any((getattr(cfg, k, None) or 0) > 0 for k in ("max_age", "max_bytes", "max_msgs", "max_msgs_per_subject")):
             return ()  # fast path: the raw config already sets a limit
@@ -64,12 +64,12 @@ class OpsStreamWithoutLimits(Rule):
         if eff.max_bytes > 0 or eff.max_msgs > 0 or eff.max_msgs_per_subject > 0:
             return ()
         return (
-            Violation(
+            api.Violation(
                 resource,
                 (),
                 f"{resource.label()} has no {_listed(resource.words('max_age', 'max_bytes', 'max_msgs', 'max_msgs_per_subject'), 'or')}: "
                 "it grows until the account's or server's storage is full",
-                fix=FixSuggestion.unsafe(
+                fix=api.FixSuggestion.unsafe(
                     f"set {_listed(resource.words('max_age', 'max_bytes'), 'and')}{'' if resource.bucket else ' (or max_msgs)'} to the retention the data needs"
                 ),
                 key=True,  # at `spec:` (no field to point at)

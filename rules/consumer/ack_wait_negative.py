@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class ConsumerAckWaitNegative(ConsumerRule):
+class ConsumerAckWaitNegative(api.ConsumerRule):
     """A consumer's ack_wait or one of its backoff durations is negative.
 
     ## What it does
@@ -32,11 +21,6 @@ class ConsumerAckWaitNegative(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {ack_wait: -30s}
@@ -44,11 +28,6 @@ class ConsumerAckWaitNegative(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -62,10 +41,12 @@ class ConsumerAckWaitNegative(ConsumerRule):
 
     code = "JS204"
     name = "consumer-ack-wait-negative"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         backoff = cfg.backoff
         if backoff and min(backoff) >= 0:
             return  # the server replaces ack_wait with backoff[0]
@@ -74,9 +55,9 @@ class ConsumerAckWaitNegative(ConsumerRule):
                 yield ctx.refusal(
                     resource,
                     ("backoff", i),
-                    f"backoff[{i}] is negative ({format_duration(value)}); nats-server rejects this consumer",
-                    ErrCode.CONSUMER_BACK_OFF_NEGATIVE,
-                    fix=FixSuggestion.unsafe(f"set backoff[{i}] to {format_duration(-value)}"),
+                    f"backoff[{i}] is negative ({api.format_duration(value)}); nats-server rejects this consumer",
+                    api.ErrCode.CONSUMER_BACK_OFF_NEGATIVE,
+                    fix=api.FixSuggestion.unsafe(f"set backoff[{i}] to {api.format_duration(-value)}"),
                 )
                 return
         ack_wait = cfg.ack_wait or 0
@@ -84,9 +65,9 @@ class ConsumerAckWaitNegative(ConsumerRule):
             yield ctx.refusal(
                 resource,
                 ("ack_wait",),
-                f"ack_wait is negative ({format_duration(ack_wait)}); nats-server rejects this consumer",
-                ErrCode.CONSUMER_ACK_WAIT_NEGATIVE,
-                fix=FixSuggestion.unsafe(f"set ack_wait to {format_duration(-ack_wait)}"),
+                f"ack_wait is negative ({api.format_duration(ack_wait)}); nats-server rejects this consumer",
+                api.ErrCode.CONSUMER_ACK_WAIT_NEGATIVE,
+                fix=api.FixSuggestion.unsafe(f"set ack_wait to {api.format_duration(-ack_wait)}"),
             )
 
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
+class ConsumerBackoffExceedsMaxDeliver(api.ConsumerRule):
     """A consumer has more backoff steps than deliveries.
 
     ## What it does
@@ -31,11 +21,6 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {max_deliver: 2, backoff: [5s, 30s, 2m]}
@@ -43,11 +28,6 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -60,21 +40,23 @@ class ConsumerBackoffExceedsMaxDeliver(ConsumerRule):
 
     code = "JS206"
     name = "consumer-backoff-exceeds-max-deliver"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         backoff = cfg.backoff
         if not backoff:
             return
         max_deliver = cfg.max_deliver or 0
         if max_deliver > 0 and len(backoff) > max_deliver:  # 0 and < -1 mean -1 (unlimited)
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("max_deliver",),
                 f"backoff has {len(backoff)} steps but max_deliver is {max_deliver}; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_MAX_DELIVER_BACKOFF,
-                fix=FixSuggestion.safe(f"set max_deliver to {len(backoff)}"),
+                server_error_code=api.ErrCode.CONSUMER_MAX_DELIVER_BACKOFF,
+                fix=api.FixSuggestion.safe(f"set max_deliver to {len(backoff)}"),
             )
 
 

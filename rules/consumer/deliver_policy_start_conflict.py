@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 _NO_START = {"all": "all", "last": "last", "new": "new", "last_per_subject": "last per subject"}
 
 
-class ConsumerDeliverPolicyStartConflict(ConsumerRule):
+class ConsumerDeliverPolicyStartConflict(api.ConsumerRule):
     """A consumer's deliver_policy does not agree with its opt_start_seq, opt_start_time or filter.
 
     ## What it does
@@ -36,11 +26,6 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: replay, stream: ORDERS}
     spec: {deliver_policy: all, opt_start_seq: 1000}
@@ -48,11 +33,6 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: replay, stream: ORDERS}
@@ -66,10 +46,12 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
 
     code = "JS218"
     name = "consumer-deliver-policy-start-conflict"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         policy = cfg.deliver_policy or "all"
         seq = cfg.opt_start_seq or 0
         has_time = cfg.opt_start_time is not None
@@ -79,12 +61,12 @@ class ConsumerDeliverPolicyStartConflict(ConsumerRule):
         if found is None:
             return
         path, message, fix = found
-        yield Violation(
+        yield api.Violation(
             resource,
             path if getattr(cfg, path[0], None) is not None else ("deliver_policy",),
             message + "; nats-server rejects this consumer",
-            server_error_code=ErrCode.CONSUMER_INVALID_POLICY,
-            fix=FixSuggestion.unsafe(fix),
+            server_error_code=api.ErrCode.CONSUMER_INVALID_POLICY,
+            fix=api.FixSuggestion.unsafe(fix),
         )
 
 

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    is_literal,
-    is_subset_match,
-    is_valid_subject,
-)
+from jsops.linter import api
 
 from ._common import parent_effective
 
 
-class ConsumerDeliverSubjectInvalid(ConsumerRule):
+class ConsumerDeliverSubjectInvalid(api.ConsumerRule):
     """A push consumer's deliver_subject is a wildcard, malformed, or inside its own stream.
 
     ## What it does
@@ -37,11 +24,6 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
     spec: {deliver_subject: orders.audit}
@@ -49,11 +31,6 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
@@ -67,43 +44,51 @@ class ConsumerDeliverSubjectInvalid(ConsumerRule):
 
     code = "JS208"
     name = "consumer-deliver-subject-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         subject = cfg.deliver_subject
         if not subject:
             return
-        path = ("deliver_subject",)
-        if not is_literal(subject):
-            yield Violation(
+        problem = _problem(subject, resource, ctx)
+        if problem is not None:
+            message, code, fix = problem
+            yield api.Violation(
                 resource,
-                path,
-                f"deliver_subject {subject!r} has wildcards; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
-                fix=FixSuggestion.unsafe("use a literal deliver subject"),
+                ("deliver_subject",),
+                f"deliver_subject {subject!r} {message}",
+                server_error_code=code,
+                fix=api.FixSuggestion.unsafe(fix),
             )
-            return
-        if not is_valid_subject(subject):
-            yield Violation(
-                resource,
-                path,
-                f"deliver_subject {subject!r} is not a valid subject; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
-                fix=FixSuggestion.unsafe("use a subject of non-empty dot-separated tokens without whitespace"),
+
+
+def _problem(subject: str, resource: api.ConsumerResource, ctx: api.RuleContext) -> tuple[str, api.ErrCode, str] | None:
+    """The first reason nats-server refuses ``subject`` as the consumer's deliver subject: (what is wrong,
+    err_code, the fix), or None. The stream is read last: a bare consumer (no stream) gets the first two."""
+    if not api.is_literal(subject):
+        return (
+            "has wildcards; nats-server rejects this consumer",
+            api.ErrCode.CONSUMER_DELIVER_TO_WILDCARDS,
+            "use a literal deliver subject",
+        )
+    if not api.is_valid_subject(subject):
+        return (
+            "is not a valid subject; nats-server rejects this consumer",
+            api.ErrCode.CONSUMER_INVALID_DELIVER_SUBJECT,
+            "use a subject of non-empty dot-separated tokens without whitespace",
+        )
+    stream = parent_effective(resource, ctx)
+    for s in stream.subjects if stream is not None else ():
+        if api.is_subset_match(subject, s):
+            return (
+                f"is captured by the stream's subject {s!r} and would form a cycle",
+                api.ErrCode.CONSUMER_DELIVER_CYCLE,
+                "choose a deliver subject outside the stream's subjects",
             )
-            return
-        stream = parent_effective(resource, ctx)
-        for s in stream.subjects if stream is not None else ():
-            if is_subset_match(subject, s):
-                yield Violation(
-                    resource,
-                    path,
-                    f"deliver_subject {subject!r} is captured by the stream's subject {s!r} and would form a cycle",
-                    server_error_code=ErrCode.CONSUMER_DELIVER_CYCLE,
-                    fix=FixSuggestion.unsafe("choose a deliver subject outside the stream's subjects"),
-                )
-                return
+    return None
 
 
 RULE = ConsumerDeliverSubjectInvalid

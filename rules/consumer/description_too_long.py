@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_DESCRIPTION_LEN,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    go_len,
-)
+from jsops.linter import api
 
 
-class ConsumerDescriptionTooLong(ConsumerRule):
+class ConsumerDescriptionTooLong(api.ConsumerRule):
     """A consumer's description is longer than 4096 bytes.
 
     ## What it does
@@ -32,11 +20,6 @@ class ConsumerDescriptionTooLong(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec:
@@ -45,11 +28,6 @@ class ConsumerDescriptionTooLong(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -63,21 +41,23 @@ class ConsumerDescriptionTooLong(ConsumerRule):
 
     code = "JS207"
     name = "consumer-description-too-long"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         text = cfg.description
-        if not text or len(text) * 4 <= MAX_DESCRIPTION_LEN:
+        if not text or len(text) * 4 <= api.MAX_DESCRIPTION_LEN:
             return
-        size = go_len(text)
-        if size > MAX_DESCRIPTION_LEN:
-            yield Violation(
+        size = api.go_len(text)
+        if size > api.MAX_DESCRIPTION_LEN:
+            yield api.Violation(
                 resource,
                 ("description",),
-                f"description is {size} bytes long, more than the server's maximum of {MAX_DESCRIPTION_LEN}",
-                server_error_code=ErrCode.CONSUMER_DESCRIPTION_TOO_LONG,
-                fix=FixSuggestion.unsafe(f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+                f"description is {size} bytes long, more than the server's maximum of {api.MAX_DESCRIPTION_LEN}",
+                server_error_code=api.ErrCode.CONSUMER_DESCRIPTION_TOO_LONG,
+                fix=api.FixSuggestion.unsafe(f"shorten the description to at most {api.MAX_DESCRIPTION_LEN} bytes"),
             )
 
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerDirectInvalid(ConsumerRule):
+class ConsumerDirectInvalid(api.ConsumerRule):
     """A consumer sets `direct: true`, which only the server's own sourcing consumers can use.
 
     ## What it does
@@ -33,11 +23,6 @@ class ConsumerDirectInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {direct: true}
@@ -45,11 +30,6 @@ class ConsumerDirectInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -62,27 +42,29 @@ class ConsumerDirectInvalid(ConsumerRule):
 
     code = "JS229"
     name = "consumer-direct-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not cfg.direct:
             return
-        fix = FixSuggestion.safe("remove direct")
+        fix = api.FixSuggestion.safe("remove direct")
         if not cfg.deliver_subject:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("direct",),
                 "direct is for the server's own push consumers; nats-server rejects it on a pull consumer",
-                server_error_code=ErrCode.CONSUMER_DIRECT_REQUIRES_PUSH,
+                server_error_code=api.ErrCode.CONSUMER_DIRECT_REQUIRES_PUSH,
                 fix=fix,
             )
         elif cfg.durable_name:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("direct",),
                 "direct is for the server's own ephemeral consumers; nats-server rejects it on a durable consumer",
-                server_error_code=ErrCode.CONSUMER_DIRECT_REQUIRES_EPHEMERAL,
+                server_error_code=api.ErrCode.CONSUMER_DIRECT_REQUIRES_EPHEMERAL,
                 fix=fix,
             )
 

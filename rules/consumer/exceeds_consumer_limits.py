@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 from ._common import parent_consumer_limits
 
 
-class ConsumerExceedsConsumerLimits(ConsumerRule):
+class ConsumerExceedsConsumerLimits(api.ConsumerRule):
     """A consumer's max_ack_pending or inactive_threshold is above its stream's consumer_limits.
 
     ## What it does
@@ -67,10 +56,12 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
 
     code = "JS225"
     name = "consumer-exceeds-consumer-limits"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.max_ack_pending is None and cfg.inactive_threshold is None:
             return  # inherited or defaulted values are within every limit
         server_limit = ctx.target.limits.max_ack_pending or 0
@@ -96,22 +87,22 @@ class ConsumerExceedsConsumerLimits(ConsumerRule):
         limit = limits.inactive_threshold
         inactive = eff.inactive_threshold
         if cfg.inactive_threshold is not None and limit > 0 and inactive > limit:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("inactive_threshold",),
-                f"inactive_threshold {format_duration(inactive)} exceeds the stream's consumer_limits inactive_threshold of {format_duration(limit)}",
-                server_error_code=ErrCode.CONSUMER_INACTIVE_THRESHOLD_EXCESS,
-                fix=FixSuggestion.safe(f"set inactive_threshold to {format_duration(limit)}"),
+                f"inactive_threshold {api.format_duration(inactive)} exceeds the stream's consumer_limits inactive_threshold of {api.format_duration(limit)}",
+                server_error_code=api.ErrCode.CONSUMER_INACTIVE_THRESHOLD_EXCESS,
+                fix=api.FixSuggestion.safe(f"set inactive_threshold to {api.format_duration(limit)}"),
             )
 
     @staticmethod
-    def _pending(resource: ConsumerResource, pending: int, limit: int, what: str) -> Violation:
-        return Violation(
+    def _pending(resource: api.ConsumerResource, pending: int, limit: int, what: str) -> api.Violation:
+        return api.Violation(
             resource,
             ("max_ack_pending",),
             f"max_ack_pending {pending} exceeds {what} max_ack_pending of {limit}; nats-server rejects this consumer",
-            server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_EXCESS,
-            fix=FixSuggestion.safe(f"set max_ack_pending to {limit}"),
+            server_error_code=api.ErrCode.CONSUMER_MAX_PENDING_ACK_EXCESS,
+            fix=api.FixSuggestion.safe(f"set max_ack_pending to {limit}"),
         )
 
 

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    FieldPath,
-    FixAvailability,
-    RuleContext,
-    Severity,
-    Violation,
-    is_valid_subject,
-    subjects_collide,
-)
+from jsops.linter import api
 
 from ._common import parent_effective
 
 
-class ConsumerFilterMatchesNoSubject(ConsumerRule):
+class ConsumerFilterMatchesNoSubject(api.ConsumerRule):
     """A consumer's filter_subject (or an entry of filter_subjects) matches no subject its stream stores.
 
     ## What it does
@@ -38,11 +27,6 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {filter_subject: "order.shipped"}
@@ -50,11 +34,6 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -67,28 +46,30 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
 
     code = "JS230"
     name = "consumer-filter-matches-no-subject"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.NONE
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.NONE
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
-        filters: list[FieldPath] = (
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
+        filters: list[api.FieldPath] = (
             [("filter_subject",)]
             if cfg.filter_subject
             else [("filter_subjects", i) for i in range(len(cfg.filter_subjects or ()))]
         )
         values = [cfg.filter_subject] if cfg.filter_subject else list(cfg.filter_subjects or ())
-        if not values or not all(v and is_valid_subject(v) for v in values):
+        if not values or not all(v and api.is_valid_subject(v) for v in values):
             return  # no filter, or one JS215/JS216 reports
         stream = parent_effective(resource, ctx)
         if stream is None or stream.mirror is not None or stream.sources or stream.subject_transform is not None:
             return  # not declared (JS006), or its subjects come from elsewhere
-        subjects = [s for s in stream.subjects if is_valid_subject(s)]
+        subjects = [s for s in stream.subjects if api.is_valid_subject(s)]
         if not subjects:
             return
         dead = [
             (path, v)
             for path, v in zip(filters, values, strict=True)
-            if not any(subjects_collide(v, s) for s in subjects)
+            if not any(api.subjects_collide(v, s) for s in subjects)
         ]
         shown = ", ".join(subjects[:5]) + (f" and {len(subjects) - 5} more" if len(subjects) > 5 else "")
         for path, v in dead:
@@ -98,7 +79,7 @@ class ConsumerFilterMatchesNoSubject(ConsumerRule):
                 if len(dead) == len(values)
                 else "this filter selects nothing (the others still do)"
             )
-            yield Violation(
+            yield api.Violation(
                 resource, path, f"{where} {v!r} matches no subject of stream {resource.stream!r} ({shown}): {what}"
             )
 

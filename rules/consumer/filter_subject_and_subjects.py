@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerFilterSubjectAndSubjects(ConsumerRule):
+class ConsumerFilterSubjectAndSubjects(api.ConsumerRule):
     """A consumer sets both filter_subject and filter_subjects.
 
     ## What it does
@@ -31,11 +21,6 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {filter_subject: orders.created, filter_subjects: [orders.paid]}
@@ -43,11 +28,6 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -60,17 +40,19 @@ class ConsumerFilterSubjectAndSubjects(ConsumerRule):
 
     code = "JS215"
     name = "consumer-filter-subject-and-subjects"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.filter_subject and cfg.filter_subjects:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("filter_subject",),
                 "filter_subject and filter_subjects are both set; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_DUPLICATE_FILTER_SUBJECTS,
-                fix=FixSuggestion.safe("move filter_subject into filter_subjects"),
+                server_error_code=api.ErrCode.CONSUMER_DUPLICATE_FILTER_SUBJECTS,
+                fix=api.FixSuggestion.safe("move filter_subject into filter_subjects"),
             )
 
 

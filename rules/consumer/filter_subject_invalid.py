@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FieldPath,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    RuleContext,
-    Severity,
-    Violation,
-    is_valid_subject,
-)
+from jsops.linter import api
 
 from ._common import empty_entry
 
 
-class ConsumerFilterSubjectInvalid(ConsumerRule):
+class ConsumerFilterSubjectInvalid(api.ConsumerRule):
     """A consumer filter subject is not a valid subject, or filter_subjects holds an empty string.
 
     ## What it does
@@ -36,11 +23,6 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {filter_subject: "orders..created"}
@@ -48,11 +30,6 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -65,33 +42,35 @@ class ConsumerFilterSubjectInvalid(ConsumerRule):
 
     code = "JS216"
     name = "consumer-filter-subject-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         single = cfg.filter_subject
         many = cfg.filter_subjects or ()
-        if single and not is_valid_subject(single):
+        if single and not api.is_valid_subject(single):
             yield self._bad(resource, ("filter_subject",), single)
             return
         for i, s in enumerate(many):
             if s == "":
-                yield empty_entry(resource, "filter_subjects", i, ErrCode.CONSUMER_EMPTY_FILTER)
+                yield empty_entry(resource, "filter_subjects", i, api.ErrCode.CONSUMER_EMPTY_FILTER)
                 return
         for i, s in enumerate(many):
-            if not is_valid_subject(s):
+            if not api.is_valid_subject(s):
                 yield self._bad(resource, ("filter_subjects", i), s)
                 return
 
     @staticmethod
-    def _bad(resource: Resource, path: FieldPath, subject: str) -> Violation:
+    def _bad(resource: api.Resource, path: api.FieldPath, subject: str) -> api.Violation:
         where = path[0] if len(path) == 1 else f"{path[0]}[{path[1]}]"
-        return Violation(
+        return api.Violation(
             resource,
             path,
             f"{where} {subject!r} is not a valid subject; nats-server rejects this consumer",
-            server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-            fix=FixSuggestion.unsafe("use non-empty dot-separated tokens, no whitespace, '>' only last"),
+            server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+            fix=api.FixSuggestion.unsafe("use non-empty dot-separated tokens, no whitespace, '>' only last"),
         )
 
 

@@ -4,24 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FILTER_OVERLAP_SUBSET_SINCE,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    is_subset_match,
-    is_valid_subject,
-    subjects_collide,
-)
+from jsops.linter import api
 
 
-class ConsumerFilterSubjectsOverlap(ConsumerRule):
+class ConsumerFilterSubjectsOverlap(api.ConsumerRule):
     """Two of a consumer's filter_subjects overlap: one is contained in the other.
 
     ## What it does
@@ -37,11 +23,6 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {filter_subjects: ["orders.>", orders.created]}
@@ -49,11 +30,6 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -66,38 +42,40 @@ class ConsumerFilterSubjectsOverlap(ConsumerRule):
 
     code = "JS217"
     name = "consumer-filter-subjects-overlap"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         many = cfg.filter_subjects
         if not many or len(many) < 2 or cfg.filter_subject:
             return
-        if not all(s and is_valid_subject(s) for s in many):
+        if not all(s and api.is_valid_subject(s) for s in many):
             return  # JS216 reports these first
         for i, s in enumerate(many):
             for j, t in enumerate(many):
-                if i != j and is_subset_match(s, t):
-                    yield Violation(
+                if i != j and api.is_subset_match(s, t):
+                    yield api.Violation(
                         resource,
                         ("filter_subjects", i),
                         f"filter_subjects[{i}] {s!r} is contained in filter_subjects[{j}] {t!r}; nats-server rejects overlapping filters",
-                        server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
-                        fix=FixSuggestion.safe(f"remove filter_subjects[{i}]"),
+                        server_error_code=api.ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
+                        fix=api.FixSuggestion.safe(f"remove filter_subjects[{i}]"),
                     )
                     return
-        if ctx.release >= FILTER_OVERLAP_SUBSET_SINCE:
+        if ctx.release >= api.FILTER_OVERLAP_SUBSET_SINCE:
             return
         # 2.10 and 2.11 also refuse two filters that collide without one containing the other
         for i, s in enumerate(many):
             for j, t in enumerate(many):
-                if i != j and subjects_collide(s, t):
-                    yield Violation(
+                if i != j and api.subjects_collide(s, t):
+                    yield api.Violation(
                         resource,
                         ("filter_subjects", i),
                         f"filter_subjects[{i}] {s!r} overlaps filter_subjects[{j}] {t!r} (a subject matches both); nats-server rejects overlapping filters",
-                        server_error_code=ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
-                        fix=FixSuggestion.unsafe(
+                        server_error_code=api.ErrCode.CONSUMER_OVERLAPPING_SUBJECT_FILTERS,
+                        fix=api.FixSuggestion.unsafe(
                             f"narrow filter_subjects[{i}] or filter_subjects[{j}] so that no subject matches both"
                         ),
                     )

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import field_path
 
 
-class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
+class ConsumerFlowControlAckPolicyInvalid(api.ConsumerRule):
     """A consumer with `ack_policy: flow_control` sets something that policy does not allow.
 
     ## What it does
@@ -34,11 +24,6 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: mirror-feed, stream: ORDERS}
     spec: {ack_policy: flow_control, deliver_subject: feed.orders, ack_wait: 30s}
@@ -46,11 +31,6 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: mirror-feed, stream: ORDERS}
@@ -65,49 +45,51 @@ class ConsumerFlowControlAckPolicyInvalid(ConsumerRule):
 
     code = "JS205"
     name = "consumer-flow-control-ack-policy-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.ack_policy != "flow_control":
             return
         eff = ctx.effective(resource)
         if not eff.deliver_subject:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("ack_policy",),
                 "ack_policy flow_control needs a push consumer (deliver_subject); nats-server rejects this pull consumer",
-                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_PUSH,
-                fix=FixSuggestion.unsafe("use ack_policy explicit, or set a deliver_subject"),
+                server_error_code=api.ErrCode.CONSUMER_ACK_FC_REQUIRES_PUSH,
+                fix=api.FixSuggestion.unsafe("use ack_policy explicit, or set a deliver_subject"),
             )
             return
         pending = eff.max_ack_pending
         if pending <= 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 field_path(resource, "max_ack_pending", "ack_policy"),
                 f"ack_policy flow_control needs a positive max_ack_pending, got {pending}",
-                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_MAX_ACK_PENDING,
-                fix=FixSuggestion.safe("remove max_ack_pending (the server default is 1000)"),
+                server_error_code=api.ErrCode.CONSUMER_ACK_FC_REQUIRES_MAX_ACK_PENDING,
+                fix=api.FixSuggestion.safe("remove max_ack_pending (the server default is 1000)"),
             )
             return
         if eff.backoff or eff.ack_wait != 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 field_path(resource, "backoff", "ack_wait"),
                 "ack_policy flow_control does not allow ack_wait or backoff; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_ACK_WAIT,
-                fix=FixSuggestion.safe("remove ack_wait and backoff"),
+                server_error_code=api.ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_ACK_WAIT,
+                fix=api.FixSuggestion.safe("remove ack_wait and backoff"),
             )
             return
         max_deliver = eff.max_deliver
         if max_deliver > 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("max_deliver",),
                 f"ack_policy flow_control does not allow max_deliver (got {max_deliver}); nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_MAX_DELIVER,
-                fix=FixSuggestion.safe("remove max_deliver"),
+                server_error_code=api.ErrCode.CONSUMER_ACK_FC_REQUIRES_NO_MAX_DELIVER,
+                fix=api.FixSuggestion.safe("remove max_deliver"),
             )
 
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
+class ConsumerFlowControlWithoutHeartbeat(api.ConsumerRule):
     """A push consumer enables flow_control without an idle_heartbeat.
 
     ## What it does
@@ -31,11 +21,6 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
     spec: {deliver_subject: deliver.audit, flow_control: true}
@@ -43,11 +28,6 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
@@ -60,21 +40,23 @@ class ConsumerFlowControlWithoutHeartbeat(ConsumerRule):
 
     code = "JS220"
     name = "consumer-flow-control-without-heartbeat"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not cfg.flow_control or not cfg.deliver_subject:
             return
         eff = ctx.effective(resource)
         if eff.idle_heartbeat > 0:
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("flow_control",),
             "flow_control needs an idle_heartbeat; nats-server rejects this consumer",
-            server_error_code=ErrCode.CONSUMER_WITH_FLOW_CONTROL_NEEDS_HEARTBEATS,
-            fix=FixSuggestion.safe("set idle_heartbeat to 5s"),
+            server_error_code=api.ErrCode.CONSUMER_WITH_FLOW_CONTROL_NEEDS_HEARTBEATS,
+            fix=api.FixSuggestion.safe("set idle_heartbeat to 5s"),
         )
 
 

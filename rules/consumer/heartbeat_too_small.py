@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MILLISECOND,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
-MIN_HEARTBEAT = 100 * MILLISECOND
+MIN_HEARTBEAT = 100 * api.MILLISECOND
 
 
-class ConsumerHeartbeatTooSmall(ConsumerRule):
+class ConsumerHeartbeatTooSmall(api.ConsumerRule):
     """A push consumer's idle_heartbeat is shorter than 100ms.
 
     ## What it does
@@ -34,11 +22,6 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
     spec: {deliver_subject: deliver.audit, idle_heartbeat: 50ms}
@@ -46,11 +29,6 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
@@ -63,20 +41,22 @@ class ConsumerHeartbeatTooSmall(ConsumerRule):
 
     code = "JS211"
     name = "consumer-heartbeat-too-small"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not cfg.deliver_subject or not cfg.idle_heartbeat:
             return
         hb = ctx.effective(resource).idle_heartbeat
         if 0 < hb < MIN_HEARTBEAT:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("idle_heartbeat",),
-                f"idle_heartbeat {format_duration(hb)} is shorter than 100ms; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_SMALL_HEARTBEAT,
-                fix=FixSuggestion.safe("set idle_heartbeat to 100ms"),
+                f"idle_heartbeat {api.format_duration(hb)} is shorter than 100ms; nats-server rejects this consumer",
+                server_error_code=api.ErrCode.CONSUMER_SMALL_HEARTBEAT,
+                fix=api.FixSuggestion.safe("set idle_heartbeat to 100ms"),
             )
 
 

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MILLISECOND,
-    SECOND,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
-MIN_EXPIRES = MILLISECOND
+MIN_EXPIRES = api.MILLISECOND
 
 
-class ConsumerMaxExpiresTooSmall(ConsumerRule):
+class ConsumerMaxExpiresTooSmall(api.ConsumerRule):
     """A pull consumer's max_expires is shorter than 1ms.
 
     ## What it does
@@ -36,11 +23,6 @@ class ConsumerMaxExpiresTooSmall(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {max_expires: 500}
@@ -48,11 +30,6 @@ class ConsumerMaxExpiresTooSmall(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -65,20 +42,22 @@ class ConsumerMaxExpiresTooSmall(ConsumerRule):
 
     code = "JS214"
     name = "consumer-max-expires-too-small"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         value = cfg.max_expires
         if cfg.deliver_subject or not value or not 0 < value < MIN_EXPIRES:
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("max_expires",),
-            f"max_expires {format_duration(value)} is shorter than 1ms; nats-server rejects this consumer",
-            server_error_code=ErrCode.CONSUMER_MAX_REQUEST_EXPIRES_TOO_SMALL,
-            fix=FixSuggestion.unsafe(
-                f"set max_expires to {format_duration(value * SECOND) if value * SECOND < 2**63 else '1ms'} if seconds were meant"
+            f"max_expires {api.format_duration(value)} is shorter than 1ms; nats-server rejects this consumer",
+            server_error_code=api.ErrCode.CONSUMER_MAX_REQUEST_EXPIRES_TOO_SMALL,
+            fix=api.FixSuggestion.unsafe(
+                f"set max_expires to {api.format_duration(value * api.SECOND) if value * api.SECOND < 2**63 else '1ms'} if seconds were meant"
             ),
         )
 

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_METADATA_LEN,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    go_len,
-    metadata_budget,
-)
+from jsops.linter import api
 
 
-class ConsumerMetadataTooLarge(ConsumerRule):
+class ConsumerMetadataTooLarge(api.ConsumerRule):
     """A consumer's metadata is larger than the server's 128KiB limit.
 
     ## What it does
@@ -34,11 +21,6 @@ class ConsumerMetadataTooLarge(ConsumerRule):
 
     ## Example
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -57,11 +39,6 @@ class ConsumerMetadataTooLarge(ConsumerRule):
     ## Use instead
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec:
@@ -75,26 +52,28 @@ class ConsumerMetadataTooLarge(ConsumerRule):
 
     code = "JS221"
     name = "consumer-metadata-too-large"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         meta = cfg.metadata
         if not meta:
             return
-        budget = metadata_budget(ctx.release)
+        budget = api.metadata_budget(ctx.release)
         chars = sum(len(k) + len(v) for k, v in meta.items() if not k.startswith("_nats."))
         if chars * 4 <= budget:
             return
-        size = sum(go_len(k) + go_len(v) for k, v in meta.items() if not k.startswith("_nats."))
+        size = sum(api.go_len(k) + api.go_len(v) for k, v in meta.items() if not k.startswith("_nats."))
         if size > budget:
-            entry = "" if budget == MAX_METADATA_LEN else "with the server's own entry "
+            entry = "" if budget == api.MAX_METADATA_LEN else "with the server's own entry "
             yield ctx.refusal(
                 resource,
                 ("metadata",),
-                f"metadata keys and values add up to {size} bytes; {entry}that is more than {MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
-                ErrCode.CONSUMER_METADATA_LENGTH,
-                fix=FixSuggestion.unsafe(f"shrink the metadata to at most {budget} bytes"),
+                f"metadata keys and values add up to {size} bytes; {entry}that is more than {api.MAX_METADATA_LEN} bytes, and nats-server rejects this consumer",
+                api.ErrCode.CONSUMER_METADATA_LENGTH,
+                fix=api.FixSuggestion.unsafe(f"shrink the metadata to at most {budget} bytes"),
             )
 
 

@@ -5,24 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 _PATH_SEPARATORS = frozenset("/\\")
 _BAD = frozenset(" \t\r\n\f.*>")
 _ANY_BAD = re.compile(r"[ \t\r\n\f.*>/\\]")
 
 
-class ConsumerNameInvalid(ConsumerRule):
+class ConsumerNameInvalid(api.ConsumerRule):
     """A consumer's name or durable name contains a character nats-server does not accept.
 
     ## What it does
@@ -40,11 +30,6 @@ class ConsumerNameInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: orders.shipper, stream: ORDERS}
     spec: {filter_subject: orders.shipped}
@@ -52,11 +37,6 @@ class ConsumerNameInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: orders-shipper, stream: ORDERS}
@@ -70,18 +50,20 @@ class ConsumerNameInvalid(ConsumerRule):
 
     code = "JS201"
     name = "consumer-name-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         for fld, value in (("name", cfg.name or cfg.durable_name), ("durable_name", cfg.durable_name)):
             if not value or _ANY_BAD.search(value) is None:
                 continue
             chars = set(value)
             if chars & _PATH_SEPARATORS:
-                code, what = ErrCode.CONSUMER_NAME_CONTAINS_PATH_SEPARATORS, "a path separator ('/' or '\\')"
+                code, what = api.ErrCode.CONSUMER_NAME_CONTAINS_PATH_SEPARATORS, "a path separator ('/' or '\\')"
             elif chars & _BAD:
-                code, what = ErrCode.STREAM_INVALID_CONFIG, "'.', '*', '>' or whitespace"
+                code, what = api.ErrCode.STREAM_INVALID_CONFIG, "'.', '*', '>' or whitespace"
             else:
                 continue
             yield ctx.refusal(
@@ -89,7 +71,7 @@ class ConsumerNameInvalid(ConsumerRule):
                 (fld,),
                 f"consumer {fld} {value!r} contains {what}; nats-server rejects this consumer",
                 code,
-                fix=FixSuggestion.unsafe(f"rename the consumer to {_suggest(value)!r}"),
+                fix=api.FixSuggestion.unsafe(f"rename the consumer to {_suggest(value)!r}"),
             )
             return  # the server stops at the first bad name
 

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_NAME_LEN,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    go_len,
-)
+from jsops.linter import api
 
 
-class ConsumerNameTooLong(ConsumerRule):
+class ConsumerNameTooLong(api.ConsumerRule):
     """A durable consumer's name is longer than 255 bytes.
 
     ## What it does
@@ -35,11 +23,6 @@ class ConsumerNameTooLong(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipperxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, stream: ORDERS}
     spec: {filter_subject: orders.shipped}
@@ -47,11 +30,6 @@ class ConsumerNameTooLong(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -64,36 +42,38 @@ class ConsumerNameTooLong(ConsumerRule):
 
     code = "JS202"
     name = "consumer-name-too-long"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         durable = cfg.durable_name
         name = cfg.name or ""
-        if len(durable or name) * 4 <= MAX_NAME_LEN:
+        if len(durable or name) * 4 <= api.MAX_NAME_LEN:
             return
         if durable:
-            size = go_len(durable)
-            if size > MAX_NAME_LEN:
-                yield Violation(
+            size = api.go_len(durable)
+            if size > api.MAX_NAME_LEN:
+                yield api.Violation(
                     resource,
                     ("durable_name",),
-                    f"durable name is {size} bytes long, more than the server's maximum of {MAX_NAME_LEN}; nats-server rejects this consumer",
-                    server_error_code=ErrCode.CONSUMER_NAME_TOO_LONG,
-                    fix=FixSuggestion.unsafe(f"shorten the name to at most {MAX_NAME_LEN} bytes"),
+                    f"durable name is {size} bytes long, more than the server's maximum of {api.MAX_NAME_LEN}; nats-server rejects this consumer",
+                    server_error_code=api.ErrCode.CONSUMER_NAME_TOO_LONG,
+                    fix=api.FixSuggestion.unsafe(f"shorten the name to at most {api.MAX_NAME_LEN} bytes"),
                 )
             return
-        size = go_len(name)
-        if size > MAX_NAME_LEN and not cfg.mem_storage:
+        size = api.go_len(name)
+        if size > api.MAX_NAME_LEN and not cfg.mem_storage:
             parent = ctx.stream_of(resource)
             if parent is not None and ctx.effective(parent).storage == "memory":
                 return
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("name",),
-                f"consumer name is {size} bytes long, more than {MAX_NAME_LEN}; nats-server cannot create the consumer's store",
-                server_error_code=ErrCode.CONSUMER_CREATE,
-                fix=FixSuggestion.unsafe(f"shorten the name to at most {MAX_NAME_LEN} bytes"),
+                f"consumer name is {size} bytes long, more than {api.MAX_NAME_LEN}; nats-server cannot create the consumer's store",
+                server_error_code=api.ErrCode.CONSUMER_CREATE,
+                fix=api.FixSuggestion.unsafe(f"shorten the name to at most {api.MAX_NAME_LEN} bytes"),
             )
 
 

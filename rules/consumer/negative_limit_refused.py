@@ -4,30 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    NORMALISE_NEGATIVE_LIMITS,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_version,
-    target_release,
-)
+from jsops.linter import api
 
 # field -> (err_code, the server's words), in the order the server checks them
 _PULL_LIMITS = (
-    ("max_waiting", ErrCode.CONSUMER_MAX_WAITING_NEGATIVE, "consumer max waiting needs to be positive"),
-    ("max_batch", ErrCode.CONSUMER_MAX_REQUEST_BATCH_NEGATIVE, "consumer max request batch needs to be > 0"),
-    ("max_expires", ErrCode.CONSUMER_MAX_REQUEST_EXPIRES_TOO_SMALL, "consumer max request expires needs to be >= 1ms"),
+    ("max_waiting", api.ErrCode.CONSUMER_MAX_WAITING_NEGATIVE, "consumer max waiting needs to be positive"),
+    ("max_batch", api.ErrCode.CONSUMER_MAX_REQUEST_BATCH_NEGATIVE, "consumer max request batch needs to be > 0"),
+    (
+        "max_expires",
+        api.ErrCode.CONSUMER_MAX_REQUEST_EXPIRES_TOO_SMALL,
+        "consumer max request expires needs to be >= 1ms",
+    ),
 )
 
 
-class ConsumerNegativeLimitRefused(ConsumerRule):
+class ConsumerNegativeLimitRefused(api.ConsumerRule):
     """A pull consumer sets a negative max_waiting, max_batch or max_expires on a release older than 2.12.
 
     ## What it does
@@ -44,11 +35,6 @@ class ConsumerNegativeLimitRefused(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
     spec: {ack_policy: explicit, max_waiting: -1}
@@ -56,11 +42,6 @@ class ConsumerNegativeLimitRefused(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
@@ -73,27 +54,27 @@ class ConsumerNegativeLimitRefused(ConsumerRule):
 
     code = "JS228"
     name = "consumer-negative-limit-refused"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     example_target = {"server_version": "2.11.11"}
 
     def check_consumer(
-        self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext
-    ) -> Iterator[Violation]:
-        release = target_release(ctx.target)
+        self, resource: api.ConsumerResource, config: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
+        release = api.target_release(ctx.target)
         cfg = config
-        if release >= NORMALISE_NEGATIVE_LIMITS or cfg.deliver_subject:
+        if release >= api.NORMALISE_NEGATIVE_LIMITS or cfg.deliver_subject:
             return
         for field, code, words in _PULL_LIMITS:
             value = getattr(cfg, field, None)
             if value is not None and value < 0:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     (field,),
-                    f"{field} is negative; nats-server {format_version(release)} rejects it ({words}); "
-                    f"{format_version(NORMALISE_NEGATIVE_LIMITS)}+ treats it as unset",
+                    f"{field} is negative; nats-server {api.format_version(release)} rejects it ({words}); "
+                    f"{api.format_version(api.NORMALISE_NEGATIVE_LIMITS)}+ treats it as unset",
                     server_error_code=code,
-                    fix=FixSuggestion.safe(f"remove {field}"),
+                    fix=api.FixSuggestion.safe(f"remove {field}"),
                 )
 
 

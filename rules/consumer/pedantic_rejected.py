@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    CONSUMER_DEFAULT_ACK_WAIT,
-    FLOW_CONTROL_HEARTBEAT,
-    PEDANTIC_SINCE,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 from ._common import parent_consumer_limits
 
@@ -34,7 +22,7 @@ _FLOORS = (
 )
 
 
-class ConsumerPedanticRejected(ConsumerRule):
+class ConsumerPedanticRejected(api.ConsumerRule):
     """A consumer that nats-server would quietly adjust, created with pedantic requests.
 
     ## What it does
@@ -58,11 +46,6 @@ class ConsumerPedanticRejected(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {max_deliver: 3, backoff: [1s, 10s]}
@@ -70,11 +53,6 @@ class ConsumerPedanticRejected(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -89,29 +67,32 @@ class ConsumerPedanticRejected(ConsumerRule):
 
     code = "JS227"
     name = "consumer-pedantic-rejected"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
     example_target = {"pedantic": True}
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         t = ctx.target
-        if t.pedantic is not True or ctx.release < PEDANTIC_SINCE:
+        if t.pedantic is not True or ctx.release < api.PEDANTIC_SINCE:
             return  # 2.10 does not read pedantic
         c = cfg
         for fld, floor in _FLOORS:
             v = getattr(c, fld)
             if v is not None and v < floor:
                 yield ctx.pedantic_refusal(
-                    resource, (fld,), f"{fld} {v} is below {floor}", ErrCode.PEDANTIC, about=f"{fld}:negative"
+                    resource, (fld,), f"{fld} {v} is below {floor}", api.ErrCode.PEDANTIC, about=f"{fld}:negative"
                 )
         ack = c.ack_policy or "none"
         if c.backoff:
-            ack_wait = c.ack_wait or (CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
+            ack_wait = c.ack_wait or (api.CONSUMER_DEFAULT_ACK_WAIT if ack in ("explicit", "all") else 0)
             if ack_wait != c.backoff[0]:
                 yield ctx.pedantic_refusal(
                     resource,
                     ("ack_wait",) if c.ack_wait is not None else ("backoff",),
-                    f"ack_wait {format_duration(ack_wait)} differs from backoff[0] {format_duration(c.backoff[0])}",
-                    ErrCode.PEDANTIC,
+                    f"ack_wait {api.format_duration(ack_wait)} differs from "
+                    f"backoff[0] {api.format_duration(c.backoff[0])}",
+                    api.ErrCode.PEDANTIC,
                 )
         push = bool(c.deliver_subject)
         if not push and not c.max_batch and (t.limits.max_request_batch or 0) > 0:
@@ -119,7 +100,7 @@ class ConsumerPedanticRejected(ConsumerRule):
                 resource,
                 ("max_batch",),
                 "max_batch is omitted while the server sets limits.max_request_batch",
-                ErrCode.PEDANTIC,
+                api.ErrCode.PEDANTIC,
             )
         if ack == "flow_control" and push:
             if not c.flow_control:
@@ -127,14 +108,14 @@ class ConsumerPedanticRejected(ConsumerRule):
                     resource,
                     ("flow_control",),
                     "ack_policy flow_control without flow_control: true",
-                    ErrCode.CONSUMER_ACK_FC_REQUIRES_FC,
+                    api.ErrCode.CONSUMER_ACK_FC_REQUIRES_FC,
                 )
-            if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
+            if c.idle_heartbeat != api.FLOW_CONTROL_HEARTBEAT:
                 yield ctx.pedantic_refusal(
                     resource,
                     ("idle_heartbeat",),
                     "ack_policy flow_control without idle_heartbeat: 1s",
-                    ErrCode.STREAM_INVALID_CONFIG,
+                    api.ErrCode.STREAM_INVALID_CONFIG,
                 )
         if c.max_ack_pending and c.inactive_threshold:
             return  # the stream's consumer limits cannot matter: not read (its stream may be unknown)
@@ -144,14 +125,14 @@ class ConsumerPedanticRejected(ConsumerRule):
                 resource,
                 ("max_ack_pending",),
                 "max_ack_pending is omitted while the stream's consumer_limits sets it",
-                ErrCode.PEDANTIC,
+                api.ErrCode.PEDANTIC,
             )
         if not c.inactive_threshold and limits.inactive_threshold:
             yield ctx.pedantic_refusal(
                 resource,
                 ("inactive_threshold",),
                 "inactive_threshold is omitted while the stream's consumer_limits sets it",
-                ErrCode.PEDANTIC,
+                api.ErrCode.PEDANTIC,
             )
 
 

@@ -5,24 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import empty_entry
 
 _GROUP = re.compile(r"[a-zA-Z0-9/_=-]{1,16}")
 
 
-class ConsumerPriorityGroupsInvalid(ConsumerRule):
+class ConsumerPriorityGroupsInvalid(api.ConsumerRule):
     """A pull consumer with a priority_policy has no priority groups, or a badly named one.
 
     ## What it does
@@ -37,11 +27,6 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {priority_policy: pinned_client, priority_groups: [orders.shipping]}
@@ -49,11 +34,6 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -66,34 +46,36 @@ class ConsumerPriorityGroupsInvalid(ConsumerRule):
 
     code = "JS223"
     name = "consumer-priority-groups-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         policy = cfg.priority_policy
         if not policy or policy == "none" or cfg.deliver_subject:
             return
         groups = cfg.priority_groups or []
         if not groups:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("priority_policy",),
                 f"priority_policy {policy} needs at least one priority group; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_PRIORITY_POLICY_WITHOUT_GROUP,
-                fix=FixSuggestion.unsafe("add priority_groups, or remove priority_policy"),
+                server_error_code=api.ErrCode.CONSUMER_PRIORITY_POLICY_WITHOUT_GROUP,
+                fix=api.FixSuggestion.unsafe("add priority_groups, or remove priority_policy"),
             )
             return
         for i, group in enumerate(groups):
             if group == "":
-                yield empty_entry(resource, "priority_groups", i, ErrCode.CONSUMER_EMPTY_GROUP_NAME)
+                yield empty_entry(resource, "priority_groups", i, api.ErrCode.CONSUMER_EMPTY_GROUP_NAME)
                 return
             if _GROUP.fullmatch(group) is None:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     ("priority_groups", i),
                     f"priority group name {group!r} must be 1-16 characters from A-Z a-z 0-9 - _ / =",
-                    server_error_code=ErrCode.CONSUMER_INVALID_GROUP_NAME,
-                    fix=FixSuggestion.unsafe("rename the group with allowed characters, at most 16"),
+                    server_error_code=api.ErrCode.CONSUMER_INVALID_GROUP_NAME,
+                    fix=api.FixSuggestion.unsafe("rename the group with allowed characters, at most 16"),
                 )
                 return
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerPriorityPolicyOnPush(ConsumerRule):
+class ConsumerPriorityPolicyOnPush(api.ConsumerRule):
     """A push consumer sets a priority_policy.
 
     ## What it does
@@ -30,11 +20,6 @@ class ConsumerPriorityPolicyOnPush(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
     spec: {deliver_subject: deliver.audit, priority_policy: overflow, priority_groups: [jobs]}
@@ -42,11 +27,6 @@ class ConsumerPriorityPolicyOnPush(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
@@ -59,18 +39,20 @@ class ConsumerPriorityPolicyOnPush(ConsumerRule):
 
     code = "JS222"
     name = "consumer-priority-policy-on-push"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         policy = cfg.priority_policy
         if policy and policy != "none" and cfg.deliver_subject:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("priority_policy",),
                 f"priority_policy {policy} on a push consumer; nats-server only allows priority groups on pull consumers",
-                server_error_code=ErrCode.CONSUMER_PUSH_WITH_PRIORITY_GROUP,
-                fix=FixSuggestion.unsafe("remove deliver_subject, or remove priority_policy and priority_groups"),
+                server_error_code=api.ErrCode.CONSUMER_PUSH_WITH_PRIORITY_GROUP,
+                fix=api.FixSuggestion.unsafe("remove deliver_subject, or remove priority_policy and priority_groups"),
             )
 
 

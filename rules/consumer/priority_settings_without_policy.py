@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
+class ConsumerPrioritySettingsWithoutPolicy(api.ConsumerRule):
     """A consumer sets priority_groups or priority_timeout without a priority_policy.
 
     ## What it does
@@ -32,11 +22,6 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {priority_groups: [jobs]}
@@ -44,11 +29,6 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -62,10 +42,12 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
 
     code = "JS224"
     name = "consumer-priority-settings-without-policy"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         policy = cfg.priority_policy
         if policy and policy != "none":
             return
@@ -74,16 +56,16 @@ class ConsumerPrioritySettingsWithoutPolicy(ConsumerRule):
                 resource,
                 ("priority_groups",),
                 "priority_groups without a priority_policy; nats-server rejects this consumer",
-                ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE,
-                fix=FixSuggestion.unsafe("set priority_policy, or remove priority_groups"),
+                api.ErrCode.CONSUMER_PRIORITY_GROUP_WITH_POLICY_NONE,
+                fix=api.FixSuggestion.unsafe("set priority_policy, or remove priority_groups"),
             )
         elif (cfg.priority_timeout or 0) > 0:
             yield ctx.refusal(
                 resource,
                 ("priority_timeout",),
                 "priority_timeout without a priority_policy; nats-server rejects this consumer",
-                ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE,
-                fix=FixSuggestion.safe("remove priority_timeout"),
+                api.ErrCode.CONSUMER_PINNED_TTL_WITHOUT_PRIORITY_POLICY_NONE,
+                fix=api.FixSuggestion.safe("remove priority_timeout"),
             )
 
 

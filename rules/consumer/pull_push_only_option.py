@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerPullPushOnlyOption(ConsumerRule):
+class ConsumerPullPushOnlyOption(api.ConsumerRule):
     """A pull consumer sets rate_limit_bps, idle_heartbeat or flow_control, which only push consumers have.
 
     ## What it does
@@ -32,11 +22,6 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {idle_heartbeat: 5s}
@@ -44,11 +29,6 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -61,10 +41,12 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
 
     code = "JS213"
     name = "consumer-pull-push-only-option"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.deliver_subject or not (
             cfg.rate_limit_bps or cfg.idle_heartbeat or cfg.flow_control or cfg.ack_policy == "flow_control"
         ):
@@ -73,17 +55,17 @@ class ConsumerPullPushOnlyOption(ConsumerRule):
         if eff.ack_policy == "flow_control":
             return  # JS205 explains this one (10218 comes first)
         for fld, code, bad in (
-            ("rate_limit_bps", ErrCode.CONSUMER_PULL_WITH_RATE_LIMIT, (eff.rate_limit_bps or 0) > 0),
-            ("idle_heartbeat", ErrCode.CONSUMER_HB_REQUIRES_PUSH, eff.idle_heartbeat > 0),
-            ("flow_control", ErrCode.CONSUMER_FC_REQUIRES_PUSH, bool(eff.flow_control)),
+            ("rate_limit_bps", api.ErrCode.CONSUMER_PULL_WITH_RATE_LIMIT, (eff.rate_limit_bps or 0) > 0),
+            ("idle_heartbeat", api.ErrCode.CONSUMER_HB_REQUIRES_PUSH, eff.idle_heartbeat > 0),
+            ("flow_control", api.ErrCode.CONSUMER_FC_REQUIRES_PUSH, bool(eff.flow_control)),
         ):
             if bad:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     (fld,),
                     f"{fld} is a push-consumer setting; nats-server rejects it on a pull consumer",
                     server_error_code=code,
-                    fix=FixSuggestion.safe(f"remove {fld}"),
+                    fix=api.FixSuggestion.safe(f"remove {fld}"),
                 )
                 return
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
+class ConsumerPushMaxAckPendingWithoutAck(api.ConsumerRule):
     """A push consumer with `ack_policy: none` has a max_ack_pending, possibly inherited.
 
     ## What it does
@@ -64,10 +54,12 @@ class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
 
     code = "JS210"
     name = "consumer-push-max-ack-pending-without-ack"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not cfg.deliver_subject:
             return
         eff = ctx.effective(resource)
@@ -76,12 +68,12 @@ class ConsumerPushMaxAckPendingWithoutAck(ConsumerRule):
             return
         written = cfg.max_ack_pending is not None
         origin = "" if written else " (inherited from the stream's consumer_limits)"
-        yield Violation(
+        yield api.Violation(
             resource,
             ("max_ack_pending",) if written else ("ack_policy",),
             f"max_ack_pending {pending}{origin} needs an ack policy, but ack_policy is none; nats-server rejects this consumer",
-            server_error_code=ErrCode.CONSUMER_MAX_PENDING_ACK_POLICY_REQUIRED,
-            fix=FixSuggestion.unsafe(
+            server_error_code=api.ErrCode.CONSUMER_MAX_PENDING_ACK_POLICY_REQUIRED,
+            fix=api.FixSuggestion.unsafe(
                 "set ack_policy to explicit" if not written else "remove max_ack_pending or set ack_policy to explicit"
             ),
         )

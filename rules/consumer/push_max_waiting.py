@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class ConsumerPushMaxWaiting(ConsumerRule):
+class ConsumerPushMaxWaiting(api.ConsumerRule):
     """A push consumer sets max_waiting, a pull-only setting.
 
     ## What it does
@@ -32,11 +22,6 @@ class ConsumerPushMaxWaiting(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
     spec: {deliver_subject: deliver.audit, max_waiting: 512}
@@ -44,11 +29,6 @@ class ConsumerPushMaxWaiting(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit, stream: ORDERS}
@@ -61,17 +41,19 @@ class ConsumerPushMaxWaiting(ConsumerRule):
 
     code = "JS209"
     name = "consumer-push-max-waiting"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.deliver_subject and ctx.effective(resource).max_waiting != 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("max_waiting",),
                 "max_waiting is a pull-consumer setting; nats-server rejects it on a push consumer",
-                server_error_code=ErrCode.CONSUMER_PUSH_MAX_WAITING,
-                fix=FixSuggestion.safe("remove max_waiting"),
+                server_error_code=api.ErrCode.CONSUMER_PUSH_MAX_WAITING,
+                fix=api.FixSuggestion.safe("remove max_waiting"),
             )
 
 

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import parent_effective
 
 
-class ConsumerReplicasInvalid(ConsumerRule):
+class ConsumerReplicasInvalid(api.ConsumerRule):
     """A consumer's num_replicas is negative or does not fit its stream or server.
 
     ## What it does
@@ -42,11 +32,6 @@ class ConsumerReplicasInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {num_replicas: -1}
@@ -54,11 +39,6 @@ class ConsumerReplicasInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -71,14 +51,16 @@ class ConsumerReplicasInvalid(ConsumerRule):
 
     code = "JS203"
     name = "consumer-replicas-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.SOMETIMES
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         replicas = cfg.num_replicas or 0
         if replicas == 0:
             return
-        fix = FixSuggestion.safe("remove num_replicas so the consumer inherits the stream's replicas")
+        fix = api.FixSuggestion.safe("remove num_replicas so the consumer inherits the stream's replicas")
         t = ctx.target
         clustered = t.clustered
         if clustered is None and t.cluster_size is not None and t.cluster_size > 1:
@@ -87,14 +69,18 @@ class ConsumerReplicasInvalid(ConsumerRule):
             msg = (
                 f"num_replicas {replicas} on a standalone server; nats-server only supports 1 replica without a cluster"
             )
-            yield Violation(
-                resource, ("num_replicas",), msg, server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED, fix=fix
+            yield api.Violation(
+                resource, ("num_replicas",), msg, server_error_code=api.ErrCode.STREAM_REPLICAS_NOT_SUPPORTED, fix=fix
             )
             return
         if replicas < 0:
             msg = f"num_replicas {replicas} is negative; nats-server rejects this consumer"
-            yield Violation(
-                resource, ("num_replicas",), msg, server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE, fix=fix
+            yield api.Violation(
+                resource,
+                ("num_replicas",),
+                msg,
+                server_error_code=api.ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE,
+                fix=fix,
             )
             return
         if clustered is not True:
@@ -107,8 +93,12 @@ class ConsumerReplicasInvalid(ConsumerRule):
         stream_r = stream.num_replicas
         if replicas > stream_r:
             msg = f"num_replicas {replicas} is more than the stream's {stream_r}; nats-server rejects this consumer"
-            yield Violation(
-                resource, ("num_replicas",), msg, server_error_code=ErrCode.CONSUMER_REPLICAS_EXCEEDS_STREAM, fix=fix
+            yield api.Violation(
+                resource,
+                ("num_replicas",),
+                msg,
+                server_error_code=api.ErrCode.CONSUMER_REPLICAS_EXCEEDS_STREAM,
+                fix=fix,
             )
             return
         if stream.retention in ("interest", "workqueue") and replicas != stream_r:
@@ -116,11 +106,11 @@ class ConsumerReplicasInvalid(ConsumerRule):
                 f"num_replicas {replicas} differs from the {stream.retention} stream's {stream_r}; "
                 "consumers of interest and workqueue streams must match the stream's replicas"
             )
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("num_replicas",),
                 msg,
-                server_error_code=ErrCode.CONSUMER_REPLICAS_SHOULD_MATCH_STREAM,
+                server_error_code=api.ErrCode.CONSUMER_REPLICAS_SHOULD_MATCH_STREAM,
                 fix=fix,
             )
 

@@ -5,23 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 _ATOI = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX = (1 << 63) - 1
 
 
-class ConsumerSampleFreqInvalid(ConsumerRule):
+class ConsumerSampleFreqInvalid(api.ConsumerRule):
     """A consumer's sample_freq is not a whole, non-negative percentage.
 
     ## What it does
@@ -35,11 +25,6 @@ class ConsumerSampleFreqInvalid(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
     spec: {sample_freq: "12.5%"}
@@ -47,11 +32,6 @@ class ConsumerSampleFreqInvalid(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: shipper, stream: ORDERS}
@@ -64,10 +44,12 @@ class ConsumerSampleFreqInvalid(ConsumerRule):
 
     code = "JS219"
     name = "consumer-sample-freq-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         value = cfg.sample_freq
         if not value:
             return
@@ -76,12 +58,12 @@ class ConsumerSampleFreqInvalid(ConsumerRule):
             n = int(text)
             if 0 <= n <= _INT64_MAX:
                 return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("sample_freq",),
             f"sample_freq {value!r} is not a whole, non-negative percentage; nats-server rejects this consumer",
-            server_error_code=ErrCode.CONSUMER_INVALID_SAMPLING,
-            fix=FixSuggestion.unsafe('write a whole percentage like "10%"'),
+            server_error_code=api.ErrCode.CONSUMER_INVALID_SAMPLING,
+            fix=api.FixSuggestion.unsafe('write a whole percentage like "10%"'),
         )
 
 

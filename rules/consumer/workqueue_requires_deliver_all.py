@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    CREATE_ONLY,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import parent_effective
 
 
-class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
+class ConsumerWorkqueueRequiresDeliverAll(api.ConsumerRule):
     """A consumer of a workqueue stream does not start from the first message.
 
     ## What it does
@@ -64,25 +53,27 @@ class ConsumerWorkqueueRequiresDeliverAll(ConsumerRule):
 
     code = "JS226"
     applies_to = (
-        CREATE_ONLY  # the server checks a workqueue consumer's deliver policy only when it creates the consumer
+        api.CREATE_ONLY  # the server checks a workqueue consumer's deliver policy only when it creates the consumer
     )
     name = "consumer-workqueue-requires-deliver-all"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         policy = cfg.deliver_policy
         if not policy or policy == "all" or cfg.direct or cfg.sourcing:
             return
         stream = parent_effective(resource, ctx)
         if stream is None or stream.retention != "workqueue":
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("deliver_policy",),
             f"deliver_policy {policy} on workqueue stream {resource.stream!r}; nats-server requires deliver_policy all",
-            server_error_code=ErrCode.CONSUMER_WQ_CONSUMER_NOT_DELIVER_ALL,
-            fix=FixSuggestion.safe("set deliver_policy to all"),
+            server_error_code=api.ErrCode.CONSUMER_WQ_CONSUMER_NOT_DELIVER_ALL,
+            fix=api.FixSuggestion.safe("set deliver_policy to all"),
         )
 
 

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    CREATE_ONLY,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import parent_effective
 
 
-class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
+class ConsumerWorkqueueRequiresExplicitAck(api.ConsumerRule):
     """A consumer of a workqueue stream does not use explicit acks.
 
     ## What it does
@@ -65,12 +54,16 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
     """
 
     code = "JS212"
-    applies_to = CREATE_ONLY  # the server checks a workqueue consumer's ack policy only when it creates the consumer
+    applies_to = (
+        api.CREATE_ONLY
+    )  # the server checks a workqueue consumer's ack policy only when it creates the consumer
     name = "consumer-workqueue-requires-explicit-ack"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.SOMETIMES
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         ack = cfg.ack_policy or "none"
         if ack == "explicit" or ack == "flow_control":
             return
@@ -78,14 +71,14 @@ class ConsumerWorkqueueRequiresExplicitAck(ConsumerRule):
         stream = parent_effective(resource, ctx)
         if stream is None or stream.retention != "workqueue":
             return
-        fix = FixSuggestion.unsafe("set ack_policy to explicit")
+        fix = api.FixSuggestion.unsafe("set ack_policy to explicit")
         if ack == "none" and not eff.deliver_subject:
-            code = ErrCode.CONSUMER_PULL_REQUIRES_ACK
+            code = api.ErrCode.CONSUMER_PULL_REQUIRES_ACK
         elif eff.direct or eff.sourcing:
             return
         else:
-            code = ErrCode.CONSUMER_WQ_REQUIRES_EXPLICIT_ACK
-        yield Violation(
+            code = api.ErrCode.CONSUMER_WQ_REQUIRES_EXPLICIT_ACK
+        yield api.Violation(
             resource,
             ("ack_policy",),
             f"ack_policy {ack} on workqueue stream {resource.stream!r}; nats-server requires explicit acks there",

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    format_size,
-    refusals,
-)
+from jsops.linter import api
 
 
-class EstateAccountLimitsExceeded(Rule):
+class EstateAccountLimitsExceeded(api.Rule):
     """The streams of a context need more than the target account allows.
 
     ## What it does
@@ -61,13 +51,13 @@ class EstateAccountLimitsExceeded(Rule):
 
     code = "JS306"
     name = "estate-account-limits-exceeded"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
     example_target = {"account": {"max_streams": 1}}
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         acc = ctx.target.account
         max_streams = acc.max_streams or 0
         caps = {"memory": acc.max_mem, "file": acc.max_file}
@@ -80,31 +70,31 @@ class EstateAccountLimitsExceeded(Rule):
                 eff = ctx.effective(res)
                 storage = eff.storage
                 cap = caps.get(storage)
-                code = refusals.stream_create_refusal(eff, count, max_streams, reserved[storage], cap)
-                if code == ErrCode.MAXIMUM_STREAMS_LIMIT:
-                    yield Violation(
+                code = api.refusals.stream_create_refusal(eff, count, max_streams, reserved[storage], cap)
+                if code == api.ErrCode.MAXIMUM_STREAMS_LIMIT:
+                    yield api.Violation(
                         res,
                         (),
                         f"stream {res.name} is past the account's max_streams of {max_streams}; nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion.unsafe("merge streams or raise the account's max_streams"),
+                        fix=api.FixSuggestion.unsafe("merge streams or raise the account's max_streams"),
                         key=True,
                     )
                     continue
                 if code is not None and cap is not None:
                     what = "memory" if storage == "memory" else "storage"
-                    yield Violation(
+                    yield api.Violation(
                         res,
                         ("max_bytes",),
-                        f"stream {res.name} needs {format_size(refusals.requested(eff))} of {storage} storage but the account's "
-                        f"max_{'mem' if storage == 'memory' else 'file'} of {format_size(cap)} has {format_size(max(cap - reserved[storage], 0))} "
+                        f"stream {res.name} needs {api.format_size(api.refusals.requested(eff))} of {storage} storage but the account's "
+                        f"max_{'mem' if storage == 'memory' else 'file'} of {api.format_size(cap)} has {api.format_size(max(cap - reserved[storage], 0))} "
                         f"left after the streams declared before it; nats-server refuses it (insufficient {what} resources)",
                         server_error_code=code,
-                        fix=FixSuggestion.unsafe("lower max_bytes or raise the account's limit"),
+                        fix=api.FixSuggestion.unsafe("lower max_bytes or raise the account's limit"),
                     )
                     continue
                 count += 1
-                reserved[storage] += refusals.reserved_by(eff)
+                reserved[storage] += api.refusals.reserved_by(eff)
 
 
 RULE = EstateAccountLimitsExceeded

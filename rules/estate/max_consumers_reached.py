@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    refusals,
-    where,
-)
+from jsops.linter import api
 
 from ._common import streams_with_consumers
 
 
-class EstateMaxConsumersReached(Rule):
+class EstateMaxConsumersReached(api.Rule):
     """A stream declares more consumers than its `max_consumers` (or the account's) allows.
 
     ## What it does
@@ -72,27 +63,27 @@ class EstateMaxConsumersReached(Rule):
 
     code = "JS305"
     name = "estate-max-consumers-reached"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         account = ctx.target.account.max_consumers
         for stream, consumers in streams_with_consumers(ctx):
             eff = ctx.effective(stream)
-            limit = refusals.consumer_limit(eff, account)
+            limit = api.refusals.consumer_limit(eff, account)
             whose = "the stream's" if limit == eff.max_consumers else "the account's"
             count = 0
             for res in consumers:
-                if (code := refusals.consumer_create_refusal(eff, count, account)) is not None:
-                    yield Violation(
+                if (code := api.refusals.consumer_create_refusal(eff, count, account)) is not None:
+                    yield api.Violation(
                         res,
                         (),
                         f"consumer {res.name} is past {whose} max_consumers of {limit} for stream {stream.name} "
-                        f"({where(stream, ('max_consumers',))}); nats-server refuses to create it",
+                        f"({api.where(stream, ('max_consumers',))}); nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion.unsafe("raise the stream's max_consumers or remove consumers"),
+                        fix=api.FixSuggestion.unsafe("raise the stream's max_consumers or remove consumers"),
                         key=True,
                     )
                     continue

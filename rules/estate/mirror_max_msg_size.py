@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    Rule,
-    RuleContext,
-    Severity,
-    StreamSource,
-    Violation,
-    format_size,
-    stream_config,
-    where,
-)
+from jsops.linter import api
 
 
-class EstateMirrorMaxMsgSize(Rule):
+class EstateMirrorMaxMsgSize(api.Rule):
     """A mirror or a sourcing stream accepts smaller messages than the stream it copies from.
 
     ## What it does
@@ -64,37 +52,42 @@ class EstateMirrorMaxMsgSize(Rule):
 
     code = "JS304"
     name = "estate-mirror-max-msg-size"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         for streams in ctx.streams_by_context().values():
             for res in streams:
-                cfg = stream_config(res)
+                cfg = api.stream_config(res)
                 size = cfg.max_msg_size or 0
                 if size <= 0:
                     continue
-                origins: list[tuple[StreamSource | None, tuple[str | int, ...], int, str]] = []
+                origins: list[tuple[api.StreamSource | None, tuple[str | int, ...], int, str]] = []
                 if cfg.mirror is not None:
-                    origins.append((cfg.mirror, ("mirror", "name"), ErrCode.MIRROR_MAX_MESSAGE_SIZE_TOO_BIG, "mirror"))
+                    origins.append(
+                        (cfg.mirror, ("mirror", "name"), api.ErrCode.MIRROR_MAX_MESSAGE_SIZE_TOO_BIG, "mirror")
+                    )
                 else:
                     for i, src in enumerate(cfg.sources or []):
-                        origins.append((src, ("sources", i, "name"), ErrCode.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, "source"))
+                        origins.append(
+                            (src, ("sources", i, "name"), api.ErrCode.SOURCE_MAX_MESSAGE_SIZE_TOO_BIG, "source")
+                        )
                 for origin_src, _path, code, what in origins:
                     origin = ctx.origin_of(res, origin_src)
                     if origin is None:
                         continue
                     limit = ctx.effective(origin).max_msg_size
                     if limit > 0 and size < limit:
-                        yield Violation(
+                        yield api.Violation(
                             res,
                             ("max_msg_size",),
-                            f"max_msg_size {format_size(size)} is smaller than {format_size(limit)} of {what} origin "
-                            f"{origin.name} ({where(origin, ('max_msg_size',))}); nats-server refuses to create this stream",
+                            f"max_msg_size {api.format_size(size)} is smaller than {api.format_size(limit)} "
+                            f"of {what} origin {origin.name} ({api.where(origin, ('max_msg_size',))}); "
+                            "nats-server refuses to create this stream",
                             server_error_code=code,
-                            fix=FixSuggestion.safe(f"set max_msg_size to {format_size(limit)}"),
+                            fix=api.FixSuggestion.safe(f"set max_msg_size to {api.format_size(limit)}"),
                         )
                         break
 

@@ -5,35 +5,23 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Mapping
 
-from jsops.linter.api import (
-    EffectiveStream,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    stream_config,
-    subjects_collide,
-)
+from jsops.linter import api
 
 
 def _overlaps(subjects: tuple[str, ...], filt: str) -> bool:
     if not filt:
         return True
-    return any(subjects_collide(s, filt) for s in subjects)
+    return any(api.subjects_collide(s, filt) for s in subjects)
 
 
-class _Created(Mapping[str, EffectiveStream]):
+class _Created(Mapping[str, api.EffectiveStream]):
     """Streams created so far (name -> stored config), effective configs computed on first use."""
 
-    def __init__(self, ctx: RuleContext) -> None:
+    def __init__(self, ctx: api.RuleContext) -> None:
         self.ctx = ctx
-        self.resources: dict[str, Resource] = {}
+        self.resources: dict[str, api.Resource] = {}
 
-    def __getitem__(self, name: str) -> EffectiveStream:
+    def __getitem__(self, name: str) -> api.EffectiveStream:
         return self.ctx.effective_stream(self.resources[name])
 
     def __contains__(self, name: object) -> bool:
@@ -46,7 +34,7 @@ class _Created(Mapping[str, EffectiveStream]):
         return len(self.resources)
 
 
-def find_cycle(name: str, new: EffectiveStream, created: Mapping[str, EffectiveStream]) -> list[str] | None:
+def find_cycle(name: str, new: api.EffectiveStream, created: Mapping[str, api.EffectiveStream]) -> list[str] | None:
     """nats-server's cycle check (end of ``checkStreamCfg``) for a stream about to be created.
 
     A breadth-first walk from the new config over the streams that already exist (``created``:
@@ -56,7 +44,7 @@ def find_cycle(name: str, new: EffectiveStream, created: Mapping[str, EffectiveS
     mirror it always counts. As in the server, the new config's subjects are taken as written
     (before the default to the stream name). Returns the path of names that closed the cycle.
     """
-    queue: deque[tuple[EffectiveStream, str, tuple[str, ...]]] = deque([(new, name, (name,))])
+    queue: deque[tuple[api.EffectiveStream, str, tuple[str, ...]]] = deque([(new, name, (name,))])
     visited: set[str] = set()
     while queue:
         cfg, cname, path = queue.popleft()
@@ -80,7 +68,7 @@ def find_cycle(name: str, new: EffectiveStream, created: Mapping[str, EffectiveS
     return None
 
 
-class EstateSourceCycle(Rule):
+class EstateSourceCycle(api.Rule):
     """Streams that source or mirror each other in a cycle.
 
     ## What it does
@@ -129,27 +117,27 @@ class EstateSourceCycle(Rule):
 
     code = "JS303"
     name = "estate-source-cycle"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         for streams in ctx.streams_by_context().values():
             created = _Created(ctx)
             for res in streams:
-                cfg = stream_config(res)
+                cfg = api.stream_config(res)
                 if cfg.mirror is not None or cfg.sources:
                     new = ctx.effective(res)._replace(subjects=tuple(cfg.subjects or ()))
                     path = find_cycle(res.name, new, created)
                     if path is not None:
                         field = ("mirror",) if cfg.mirror is not None else ("sources",)
-                        yield Violation(
+                        yield api.Violation(
                             res,
                             field,
                             f"stream {res.name} closes a source/mirror cycle ({' -> '.join(path)}); nats-server refuses to create it (detected cycle)",
-                            server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                            fix=FixSuggestion.unsafe(
+                            server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                            fix=api.FixSuggestion.unsafe(
                                 "break the cycle, or filter the sources so copied messages are not copied back"
                             ),
                             key=True,

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    SubjectIndex,
-    Violation,
-    is_valid_subject,
-    refusals,
-    stream_config,
-    where,
-)
+from jsops.linter import api
 
 
-class EstateStreamSubjectsOverlap(Rule):
+class EstateStreamSubjectsOverlap(api.Rule):
     """Two streams of the same context listen on overlapping subjects.
 
     ## What it does
@@ -66,34 +53,34 @@ class EstateStreamSubjectsOverlap(Rule):
 
     code = "JS301"
     name = "estate-stream-subjects-overlap"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         for streams in ctx.streams_by_context().values():
-            index: SubjectIndex[Resource] = SubjectIndex()
+            index: api.SubjectIndex[api.Resource] = api.SubjectIndex()
             for res in streams:
-                cfg = stream_config(res)
+                cfg = api.stream_config(res)
                 subjects = cfg.subjects or ([] if cfg.mirror is not None or cfg.sources else [res.name])
-                valid = [s for s in subjects if is_valid_subject(s)]  # the others are reported by JS116
+                valid = [s for s in subjects if api.is_valid_subject(s)]  # the others are reported by JS116
                 found = ((other, [o]) for s in valid for o, other in index.colliding(s) if other is not res)
-                hit = refusals.stream_overlap(valid, found)  # the index finds the streams that may collide
+                hit = api.refusals.stream_overlap(valid, found)  # the index finds the streams that may collide
                 if hit is None:
                     for subject in valid:
                         index.add(subject, res)
                     continue
                 code, other, subject, other_subject = hit
                 i = subjects.index(subject)
-                written = bool(stream_config(res).subjects)
-                yield Violation(
+                written = bool(api.stream_config(res).subjects)
+                yield api.Violation(
                     res,
                     ("subjects", i) if written else ("subjects",),
                     f"subject {subject!r}{'' if written else ' (the default: the stream name)'} overlaps {other_subject!r} "
-                    f"of stream {other.name} ({where(other, ('subjects',))}); nats-server refuses to create this stream",
+                    f"of stream {other.name} ({api.where(other, ('subjects',))}); nats-server refuses to create this stream",
                     server_error_code=code,
-                    fix=FixSuggestion.unsafe(
+                    fix=api.FixSuggestion.unsafe(
                         f"use subjects that do not overlap stream {other.name}'s, or source from it"
                     ),
                     key=not written,

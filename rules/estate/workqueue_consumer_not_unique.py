@@ -4,32 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FieldPath,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    StreamSource,
-    SubjectIndex,
-    Violation,
-    consumer_config,
-    is_valid_subject,
-    refusals,
-    stream_config,
-    subjects_collide,
-    target_release,
-    where,
-)
+from jsops.linter import api
 
 from ._common import streams_with_consumers
 
 
-def _filter_path(resource: Resource) -> FieldPath:
-    cfg = consumer_config(resource)
+def _filter_path(resource: api.Resource) -> api.FieldPath:
+    cfg = api.consumer_config(resource)
     if cfg.filter_subjects:
         return ("filter_subjects",)
     if cfg.filter_subject:
@@ -44,15 +25,15 @@ def _filter_path(resource: Resource) -> FieldPath:
 INTERNAL_CONSUMERS_EXEMPT_SINCE = (2, 14, 0)
 
 
-def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource, FieldPath, list[str]]]:
+def _copiers(ctx: api.RuleContext, context: str, origin: str) -> list[tuple[api.Resource, api.FieldPath, list[str]]]:
     """The mirrors and sources of the estate that copy ``origin``: (stream, path, the filters of
     the internal consumer the server creates on ``origin`` for the copy; ``>`` for all)."""
-    out: list[tuple[Resource, FieldPath, list[str]]] = []
+    out: list[tuple[api.Resource, api.FieldPath, list[str]]] = []
     for r in ctx.estate.resources:
         if r.kind != "Stream" or r.context != context or r.name == origin:
             continue
-        cfg = stream_config(r)
-        entries: list[tuple[tuple[str | int, ...], StreamSource]] = (
+        cfg = api.stream_config(r)
+        entries: list[tuple[tuple[str | int, ...], api.StreamSource]] = (
             [(("mirror",), cfg.mirror)] if cfg.mirror is not None else []
         )
         entries += [(("sources", i), s) for i, s in enumerate(cfg.sources or []) if s is not None]
@@ -68,28 +49,28 @@ def _copiers(ctx: RuleContext, context: str, origin: str) -> list[tuple[Resource
 
 
 def _copier_overlap(
-    res: Resource, filters: list[str], copiers: list[tuple[Resource, FieldPath, list[str]]], sname: str
-) -> Violation | None:
+    res: api.Resource, filters: list[str], copiers: list[tuple[api.Resource, api.FieldPath, list[str]]], sname: str
+) -> api.Violation | None:
     """The advice for the first mirror or source whose internal consumer overlaps ``res``, or None."""
     for stream, path, cfilters in copiers:
-        hit = next((f for f in filters or [">"] for c in cfilters if subjects_collide(f, c)), None)
+        hit = next((f for f in filters or [">"] for c in cfilters if api.subjects_collide(f, c)), None)
         if hit is not None:
             what = "mirror" if path[0] == "mirror" else f"sources[{path[1]}]"
-            return Violation(
+            return api.Violation(
                 res,
                 _filter_path(res) or (),
-                f"the {what} of stream {stream.name} ({where(stream, path)}) takes an internal consumer on "
+                f"the {what} of stream {stream.name} ({api.where(stream, path)}) takes an internal consumer on "
                 f"workqueue stream {sname} that overlaps consumer {res.name}; nats-server before 2.14 counts it: "
                 f"once the copy runs it refuses {res.name} (10100/10099), and if {res.name} comes first the copy "
                 "cannot start",
-                fix=FixSuggestion.unsafe("upgrade to 2.14+, or do not mirror or source a workqueue stream"),
+                fix=api.FixSuggestion.unsafe("upgrade to 2.14+, or do not mirror or source a workqueue stream"),
                 key=not _filter_path(res),
-                severity=Severity.WARNING,
+                severity=api.Severity.WARNING,
             )
     return None
 
 
-class EstateWorkqueueConsumerNotUnique(Rule):
+class EstateWorkqueueConsumerNotUnique(api.Rule):
     """Consumers of a workqueue stream whose filters are not disjoint.
 
     ## What it does
@@ -151,39 +132,41 @@ class EstateWorkqueueConsumerNotUnique(Rule):
 
     code = "JS302"
     name = "estate-workqueue-consumer-not-unique"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
-        count_copiers = target_release(ctx.target) < INTERNAL_CONSUMERS_EXEMPT_SINCE
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
+        count_copiers = api.target_release(ctx.target) < INTERNAL_CONSUMERS_EXEMPT_SINCE
         for stream, consumers in streams_with_consumers(ctx):
-            if stream_config(stream).retention != "workqueue":
+            if api.stream_config(stream).retention != "workqueue":
                 continue
             sname = stream.name
-            index: SubjectIndex[Resource] = SubjectIndex()
-            unfiltered: Resource | None = None
-            first: Resource | None = None
+            index: api.SubjectIndex[api.Resource] = api.SubjectIndex()
+            unfiltered: api.Resource | None = None
+            first: api.Resource | None = None
             copiers = _copiers(ctx, stream.context, sname) if count_copiers else []
             for res in consumers:
-                cfg = consumer_config(res)
+                cfg = api.consumer_config(res)
                 if cfg.ack_policy not in ("explicit", "flow_control") or (cfg.deliver_policy or "all") != "all":
                     continue  # refused first (10098 / 10101): never created
                 filters = list(cfg.filter_subjects or [])
                 if cfg.filter_subject:
                     filters.append(cfg.filter_subject)
-                if any(not f or not is_valid_subject(f) for f in filters):
+                if any(not f or not api.is_valid_subject(f) for f in filters):
                     continue  # refused by the filter checks (JS216)
                 copied = _copier_overlap(res, filters, copiers, sname)
                 if copied is not None:
                     yield copied
                 # the index finds the filters that may collide; workqueue_refusal decides
                 if first is None or unfiltered is not None or not filters:
-                    others: Iterable[tuple[Resource, list[str]]] = [] if first is None else [(unfiltered or first, [])]
+                    others: Iterable[tuple[api.Resource, list[str]]] = (
+                        [] if first is None else [(unfiltered or first, [])]
+                    )
                 else:
                     others = ((other, [other_f]) for f in filters for other_f, other in index.colliding(f))
-                hit = refusals.workqueue_refusal(filters, others)
+                hit = api.refusals.workqueue_refusal(filters, others)
                 if hit is None:
                     first = first or res
                     for f in filters:
@@ -191,25 +174,25 @@ class EstateWorkqueueConsumerNotUnique(Rule):
                     unfiltered = unfiltered or (None if filters else res)
                     continue
                 code, other, f, other_f = hit
-                if code == ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED:
-                    yield Violation(
+                if code == api.ErrCode.CONSUMER_WQ_MULTIPLE_UNFILTERED:
+                    yield api.Violation(
                         res,
                         (),
                         f"consumer {res.name} has no filter but workqueue stream {sname} already has a consumer; nats-server refuses to create it",
                         server_error_code=code,
-                        fix=FixSuggestion.unsafe(
+                        fix=api.FixSuggestion.unsafe(
                             "give the consumer a filter_subject disjoint from the other consumers'"
                         ),
                         key=True,
                     )
                     continue
-                yield Violation(
+                yield api.Violation(
                     res,
                     _filter_path(res),
                     f"filter {f!r} of consumer {res.name} overlaps {repr(other_f) if other_f else '(no filter: all subjects)'} of consumer {other.name} "
-                    f"({where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
+                    f"({api.where(other, _filter_path(other))}) on workqueue stream {sname}; nats-server refuses to create it",
                     server_error_code=code,
-                    fix=FixSuggestion.unsafe("make the workqueue consumers' filters disjoint"),
+                    fix=api.FixSuggestion.unsafe("make the workqueue consumers' filters disjoint"),
                 )
 
 

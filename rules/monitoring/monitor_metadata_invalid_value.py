@@ -4,16 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MONITOR_PREFIX,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Severity,
-    ValueKind,
-    Violation,
-    monitor_value_problem,
-)
+from jsops.linter import api
 
 from ._common import MonitorMetadataRule
 
@@ -72,16 +63,18 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
 
     code = "JS444"
     name = "ops-monitor-metadata-invalid-value"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def scan(self, resource: Resource, entries: dict[str, str], known: dict[str, ValueKind]) -> Iterator[Violation]:
+    def scan(
+        self, resource: api.Resource, entries: dict[str, str], known: dict[str, api.ValueKind]
+    ) -> Iterator[api.Violation]:
         for suffix, value in entries.items():
             value_kind = known.get(suffix)
             if value_kind is None:
                 continue
-            key = MONITOR_PREFIX + suffix
-            problem = monitor_value_problem(value_kind, value)
+            key = api.MONITOR_PREFIX + suffix
+            problem = api.monitor_value_problem(value_kind, value)
             if problem is None:
                 continue
             if resource.kind == "Stream":
@@ -90,11 +83,11 @@ class OpsMonitorMetadataInvalidValue(MonitorMetadataRule):
                 )
             else:
                 effect = "`nats audit` stops checking this stream's consumers here"
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("metadata", key),
                 f"natscli cannot parse {key} {value!r} ({problem}): {effect}",
-                fix=FixSuggestion.unsafe(f"write {problem[len('expected ') :]}"),
+                fix=api.FixSuggestion.unsafe(f"write {problem[len('expected ') :]}"),
             )
 
 

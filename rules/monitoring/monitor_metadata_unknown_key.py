@@ -5,17 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MONITOR_CONSUMER_KEYS,
-    MONITOR_PREFIX,
-    MONITOR_STREAM_KEYS,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Severity,
-    ValueKind,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import MonitorMetadataRule
 
@@ -65,28 +55,30 @@ class OpsMonitorMetadataUnknownKey(MonitorMetadataRule):
 
     code = "JS443"
     name = "ops-monitor-metadata-unknown-key"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def scan(self, resource: Resource, entries: dict[str, str], known: dict[str, ValueKind]) -> Iterator[Violation]:
+    def scan(
+        self, resource: api.Resource, entries: dict[str, str], known: dict[str, api.ValueKind]
+    ) -> Iterator[api.Violation]:
         kind = resource.kind.lower()
         for suffix in entries:
             if suffix in known:
                 continue
-            key = MONITOR_PREFIX + suffix
-            other = MONITOR_CONSUMER_KEYS if resource.kind == "Stream" else MONITOR_STREAM_KEYS
+            key = api.MONITOR_PREFIX + suffix
+            other = api.MONITOR_CONSUMER_KEYS if resource.kind == "Stream" else api.MONITOR_STREAM_KEYS
             if suffix in other:
                 hint = f"; it is a {'consumer' if resource.kind == 'Stream' else 'stream'} key"
                 advice = f"move it to the {'consumer' if resource.kind == 'Stream' else 'stream'} or remove it"
             else:
                 close = difflib.get_close_matches(suffix, list(known), n=1, cutoff=0.6)
-                hint = f"; did you mean {MONITOR_PREFIX}{close[0]}?" if close else ""
-                advice = f"rename it to {MONITOR_PREFIX}{close[0]}" if close else "remove it"
-            yield Violation(
+                hint = f"; did you mean {api.MONITOR_PREFIX}{close[0]}?" if close else ""
+                advice = f"rename it to {api.MONITOR_PREFIX}{close[0]}" if close else "remove it"
+            yield api.Violation(
                 resource,
                 ("metadata", key),
                 f"natscli's {kind} monitoring does not know metadata key {key!r} and ignores it{hint}",
-                fix=FixSuggestion.unsafe(advice),
+                fix=api.FixSuggestion.unsafe(advice),
                 key=True,
             )
 

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from jsops.linter.api import (
-    MONITOR_PREFIX,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    parse_go_bool,
-)
+from jsops.linter import api
 
-_KEY = MONITOR_PREFIX + "pinned"
+_KEY = api.MONITOR_PREFIX + "pinned"
 
 
-class OpsMonitorPinnedWithoutPinnedClient(Rule):
+class OpsMonitorPinnedWithoutPinnedClient(api.Rule):
     """A consumer's monitoring metadata requires pinned clients but the consumer is not a pinned_client consumer.
 
     ## What it does
@@ -72,24 +62,26 @@ class OpsMonitorPinnedWithoutPinnedClient(Rule):
 
     code = "JS445"
     name = "ops-monitor-pinned-without-pinned-client"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         meta = getattr(resource.config, "metadata", None)
-        if not meta or parse_go_bool(meta.get(_KEY, "")) is not True:
+        if not meta or api.parse_go_bool(meta.get(_KEY, "")) is not True:
             return ()
         eff = ctx.effective_consumer(resource)
         if eff.priority_policy == "pinned_client" and eff.priority_groups:
             return ()
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("metadata", _KEY),
                 f"{_KEY} is true but the consumer is not in pinned_client mode with priority_groups: "
                 "its monitoring check (nats audit, Synadia Insights) always reports CRITICAL",
-                fix=FixSuggestion.unsafe("set priority_policy pinned_client with priority_groups, or remove the key"),
+                fix=api.FixSuggestion.unsafe(
+                    "set priority_policy pinned_client with priority_groups, or remove the key"
+                ),
             ),
         )
 

@@ -12,16 +12,7 @@ has no annotations, so there only profiles count.
 
 from __future__ import annotations
 
-from jsops.linter.api import (
-    MINUTE,
-    PUBLISH_RETRY_HORIZON,
-    SECOND,
-    EffectiveConsumer,
-    Resource,
-    RuleContext,
-    annotation_duration,
-    approx_duration,
-)
+from jsops.linter import api
 
 __all__ = [
     "pct",
@@ -43,27 +34,27 @@ def pct(ratio: float) -> str:
     return f"{text}%"
 
 
-def acks(eff: EffectiveConsumer) -> bool:
+def acks(eff: api.EffectiveConsumer) -> bool:
     """The consumer acknowledges messages one by one or cumulatively (``ack_wait`` and
     ``max_deliver`` apply). ``flow_control`` acks ride on flow-control replies: no ack timer."""
     return eff.ack_policy in ("explicit", "all")
 
 
 def _step(ns: int) -> int:
-    if ns <= MINUTE:
-        return SECOND
-    if ns <= 10 * MINUTE:
-        return 10 * SECOND
-    if ns <= 60 * MINUTE:
-        return MINUTE
-    return 5 * MINUTE
+    if ns <= api.MINUTE:
+        return api.SECOND
+    if ns <= 10 * api.MINUTE:
+        return 10 * api.SECOND
+    if ns <= 60 * api.MINUTE:
+        return api.MINUTE
+    return 5 * api.MINUTE
 
 
 def readable_ceil(ns: int) -> int:
     """The smallest readable duration at or above ``ns`` (at least 1s): whole seconds up to a
     minute, tens of seconds up to ten minutes (``1m30s``), minutes up to an hour, then five minutes."""
-    if ns <= SECOND:
-        return SECOND
+    if ns <= api.SECOND:
+        return api.SECOND
     step = _step(ns)
     return -(-ns // step) * step
 
@@ -71,23 +62,23 @@ def readable_ceil(ns: int) -> int:
 def readable_floor(ns: int) -> int:
     """The largest readable duration at or below ``ns`` (the steps of :func:`readable_ceil`);
     0 below one second."""
-    if ns < SECOND:
+    if ns < api.SECOND:
         return 0
     step = _step(ns)
     return ns // step * step
 
 
-def written(resource: Resource, name: str) -> bool:
+def written(resource: api.Resource, name: str) -> bool:
     """The manifest writes this config field (it is not a default)."""
     return getattr(resource.config, name, None) is not None
 
 
-def advisory_subject(resource: Resource) -> str:
+def advisory_subject(resource: api.Resource) -> str:
     """The subject of this consumer's max-deliveries advisories."""
     return f"{MAX_DELIVERIES_PREFIX}.{resource.stream}.{resource.name}"
 
 
-def retry_horizon(resource: Resource, ctx: RuleContext, use: str = "p99") -> tuple[int | None, str, str | None]:
+def retry_horizon(resource: api.Resource, ctx: api.RuleContext, use: str = "p99") -> tuple[int | None, str, str | None]:
     """``(horizon ns, where it comes from, problem)``: the profile's publish-retry horizon, else the
     declared ``jsops.io/publish-retry-horizon`` annotation; ``problem`` names an unreadable one."""
     prof = ctx.stream_profile(resource)
@@ -98,14 +89,14 @@ def retry_horizon(resource: Resource, ctx: RuleContext, use: str = "p99") -> tup
             label = "longest" if use == "max" else "P99"
             return (
                 value,
-                f"the measured {label} publish-retry horizon {approx_duration(value)} ({retry.retried_ids} retried ids)",
+                f"the measured {label} publish-retry horizon {api.approx_duration(value)} ({retry.retried_ids} retried ids)",
                 None,
             )
-    declared, problem = annotation_duration(resource.annotations, PUBLISH_RETRY_HORIZON)
+    declared, problem = api.annotation_duration(resource.annotations, api.PUBLISH_RETRY_HORIZON)
     if declared is not None:
         return (
             declared,
-            f"the declared publish-retry horizon {approx_duration(declared)} ({PUBLISH_RETRY_HORIZON})",
+            f"the declared publish-retry horizon {api.approx_duration(declared)} ({api.PUBLISH_RETRY_HORIZON})",
             None,
         )
     return None, "", problem

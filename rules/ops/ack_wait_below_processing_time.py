@@ -4,27 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    PROCESSING_TIME,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    annotation_duration,
-    approx_duration,
-    option,
-)
+from jsops.linter import api
 
 from ._common import acks, pct, readable_ceil, written
 
 
-class OpsAckWaitBelowProcessingTime(ConsumerRule):
+class OpsAckWaitBelowProcessingTime(api.ConsumerRule):
     """A consumer's ack_wait (or a backoff step) is shorter than twice its P99 processing time.
 
     ## What it does
@@ -53,11 +38,6 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
     spec: {ack_wait: 5s, max_deliver: 3, filter_subject: orders.created}
@@ -65,11 +45,6 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
@@ -102,22 +77,26 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
 
     code = "JS401"
     name = "ops-ack-wait-below-processing-time"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.SOMETIMES
 
-    class Options(RuleOptions):
-        factor: float = option(
+    class Options(api.RuleOptions):
+        factor: float = api.option(
             default=2.0, gt=0, description="the ack wait must be at least this many times the P99 ack time"
         )
-        min_samples: int = option(default=100, ge=1, description="fewest ack samples a profile P99 needs to be used")
-        survivor_bias_ratio: float = option(
+        min_samples: int = api.option(
+            default=100, ge=1, description="fewest ack samples a profile P99 needs to be used"
+        )
+        survivor_bias_ratio: float = api.option(
             default=0.10,
             ge=0,
             le=1,
             description="redelivered share of deliveries above which the P99 is called survivor-biased",
         )
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         eff = ctx.effective(resource)
         if not acks(eff) or eff.ack_wait <= 0:
             return
@@ -128,21 +107,21 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
         bias = ""
         if prof is not None and prof.ack_time_ns is not None and prof.ack_time_ns.samples >= opts.min_samples:
             p99 = prof.ack_time_ns.p99
-            source = f"measured P99 ack time {approx_duration(p99)} ({prof.ack_time_ns.samples} samples)"
+            source = f"measured P99 ack time {api.approx_duration(p99)} ({prof.ack_time_ns.samples} samples)"
             if prof.deliveries is not None and prof.deliveries.redelivered_ratio > opts.survivor_bias_ratio:
                 bias = (
                     f"; {pct(prof.deliveries.redelivered_ratio)} of deliveries were redeliveries, so this P99 is "
                     "survivor-biased (attempts that outlived the ack wait left no sample): the real processing time is longer"
                 )
         if p99 is None:
-            declared, problem = annotation_duration(resource.annotations, PROCESSING_TIME)
+            declared, problem = api.annotation_duration(resource.annotations, api.PROCESSING_TIME)
             if problem is not None:
-                yield Violation(resource, (), problem + "; JS401 cannot check ack_wait against it", key=True)
+                yield api.Violation(resource, (), problem + "; JS401 cannot check ack_wait against it", key=True)
                 return
             if declared is None:
                 return
             p99 = declared
-            source = f"declared P99 processing time {approx_duration(p99)} ({PROCESSING_TIME})"
+            source = f"declared P99 processing time {api.approx_duration(p99)} ({api.PROCESSING_TIME})"
         threshold = int(p99 * opts.factor)
         if threshold <= 0:
             return
@@ -153,13 +132,14 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
             wait = eff.ack_wait
             if wait >= threshold:
                 return
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("ack_wait",),
-                f"ack_wait {approx_duration(wait)} is below {factor} x the {source} = {approx_duration(threshold)}: slow deliveries are "
+                f"ack_wait {api.approx_duration(wait)} is below {factor} x the {source} = {api.approx_duration(threshold)}: slow deliveries are "
                 f"redelivered while still being processed{bias}",
-                fix=FixSuggestion.safe(
-                    f"set ack_wait to {approx_duration(target)}", (Edit.set(("ack_wait",), target, duration=True),)
+                fix=api.FixSuggestion.safe(
+                    f"set ack_wait to {api.approx_duration(target)}",
+                    (api.Edit.set(("ack_wait",), target, duration=True),),
                 ),
             )
             return
@@ -167,20 +147,20 @@ class OpsAckWaitBelowProcessingTime(ConsumerRule):
         if not short:
             return
         names = ", ".join(
-            f"backoff[{i}] {approx_duration(backoff[i])}" + (" (the effective ack_wait)" if i == 0 else "")
+            f"backoff[{i}] {api.approx_duration(backoff[i])}" + (" (the effective ack_wait)" if i == 0 else "")
             for i in short
         )
-        edits = [Edit.set(("backoff", i), target, duration=True) for i in short]
+        edits = [api.Edit.set(("backoff", i), target, duration=True) for i in short]
         if short[0] == 0 and written(resource, "ack_wait"):
-            edits.append(Edit.set(("ack_wait",), target, duration=True))
+            edits.append(api.Edit.set(("ack_wait",), target, duration=True))
         what = "backoff step" + ("s" if len(short) > 1 else "")
-        yield Violation(
+        yield api.Violation(
             resource,
             ("backoff", short[0]),
-            f"{names} {'is' if len(short) == 1 else 'are'} below {factor} x the {source} = {approx_duration(threshold)}: "
+            f"{names} {'is' if len(short) == 1 else 'are'} below {factor} x the {source} = {api.approx_duration(threshold)}: "
             f"slow deliveries are redelivered while still being processed{bias}",
-            fix=FixSuggestion.safe(
-                f"raise the {what} below {approx_duration(threshold)} to {approx_duration(target)}"
+            fix=api.FixSuggestion.safe(
+                f"raise the {what} below {api.approx_duration(threshold)} to {api.approx_duration(target)}"
                 + (" and ack_wait with backoff[0]" if len(edits) > len(short) else ""),
                 tuple(edits),
             ),

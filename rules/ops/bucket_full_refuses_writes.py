@@ -5,19 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    format_size,
-)
+from jsops.linter import api
 
 
-class OpsBucketFullRefusesWrites(Rule):
+class OpsBucketFullRefusesWrites(api.Rule):
     """A Key-Value or Object Store bucket with `max_bytes` and no `ttl`: once full, every write is refused.
 
     ## What it does
@@ -55,12 +46,12 @@ class OpsBucketFullRefusesWrites(Rule):
 
     code = "JS460"
     name = "ops-bucket-full-refuses-writes"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     groups = frozenset({"buckets"})
     kinds = frozenset({"Stream"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterable[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterable[api.Violation]:
         if resource.bucket is None:
             return ()
         cfg: Any = resource.config
@@ -69,12 +60,12 @@ class OpsBucketFullRefusesWrites(Rule):
             return ()
         bucket = resource.name.split("_", 1)[1]
         return (
-            Violation(
+            api.Violation(
                 resource,
                 ("max_bytes",),
-                f"{resource.bucket} {bucket!r} has max_bytes {format_size(max_bytes)} and no ttl: a bucket discards new "
+                f"{resource.bucket} {bucket!r} has max_bytes {api.format_size(max_bytes)} and no ttl: a bucket discards new "
                 "writes, so once it is full every put is refused (maximum bytes exceeded, 10077) until keys are purged",
-                fix=FixSuggestion.unsafe(
+                fix=api.FixSuggestion.unsafe(
                     "set ttl to how long a value is needed, or size max_bytes for keys x history x value size"
                 ),
             ),

@@ -5,25 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from jsops.linter.api import (
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    approx_duration,
-    option,
-)
+from jsops.linter import api
 
 from ._common import readable_ceil, retry_horizon
 
 
-class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
+class OpsDuplicateWindowBelowRetryHorizon(api.StreamRule):
     """A stream's duplicate_window is shorter than its publishers' retry horizon.
 
     ## What it does
@@ -69,20 +56,22 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
 
     code = "JS402"
     name = "ops-duplicate-window-below-retry-horizon"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.SOMETIMES
 
-    class Options(RuleOptions):
-        use: Literal["p99", "max"] = option(
+    class Options(api.RuleOptions):
+        use: Literal["p99", "max"] = api.option(
             default="p99", description="which measured retry horizon the window must cover"
         )
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.mirror is not None:
             return
         horizon, source, problem = retry_horizon(resource, ctx, self.options.use)
         if problem is not None:
-            yield Violation(resource, (), problem + "; JS402 cannot check duplicate_window against it", key=True)
+            yield api.Violation(resource, (), problem + "; JS402 cannot check duplicate_window against it", key=True)
             return
         if horizon is None:
             return
@@ -93,18 +82,18 @@ class OpsDuplicateWindowBelowRetryHorizon(StreamRule):
         target = readable_ceil(horizon)
         max_age = eff.max_age
         if max_age > 0 and target > max_age:
-            fix = FixSuggestion.unsafe(
-                f"shorten the publishers' retries: a window of {approx_duration(target)} would exceed max_age {approx_duration(max_age)}"
+            fix = api.FixSuggestion.unsafe(
+                f"shorten the publishers' retries: a window of {api.approx_duration(target)} would exceed max_age {api.approx_duration(max_age)}"
             )
         else:
-            fix = FixSuggestion.unsafe(
-                f"set duplicate_window to {approx_duration(target)}",
-                (Edit.set(("duplicate_window",), target, duration=True),),
+            fix = api.FixSuggestion.unsafe(
+                f"set duplicate_window to {api.approx_duration(target)}",
+                (api.Edit.set(("duplicate_window",), target, duration=True),),
             )
-        yield Violation(
+        yield api.Violation(
             resource,
             ("duplicate_window",),
-            f"duplicate_window {approx_duration(window)} is shorter than {source}: a retry after the window is stored again "
+            f"duplicate_window {api.approx_duration(window)} is shorter than {source}: a retry after the window is stored again "
             "and consumers see the message twice",
             fix=fix,
         )

@@ -4,28 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    SECOND,
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Size,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    approx_duration,
-    approx_size,
-    option,
-)
+from jsops.linter import api
 
 from ._common import readable_floor, retry_horizon
 
 
-class OpsDuplicateWindowMemory(StreamRule):
+class OpsDuplicateWindowMemory(api.StreamRule):
     """A stream's de-duplication table would hold more memory than the budget at its peak publish rate.
 
     ## What it does
@@ -79,18 +63,20 @@ class OpsDuplicateWindowMemory(StreamRule):
 
     code = "JS403"
     name = "ops-duplicate-window-memory"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.SOMETIMES
 
-    class Options(RuleOptions):
-        budget: Size = option(
+    class Options(api.RuleOptions):
+        budget: api.Size = api.option(
             default="64MiB",
             validate_default=True,
             description="de-duplication memory allowed per stream, all replicas together",
         )
-        bytes_per_id: int = option(default=150, gt=0, description="memory per remembered message id, bytes")
+        bytes_per_id: int = api.option(default=150, gt=0, description="memory per remembered message id, bytes")
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.mirror is not None:
             return
         prof = ctx.stream_profile(resource)
@@ -103,32 +89,32 @@ class OpsDuplicateWindowMemory(StreamRule):
         rate = prof.ingest.peak_per_s
         replicas = max(int(eff.num_replicas or 1), 1)
         per_id = self.options.bytes_per_id
-        ids = rate * window // SECOND
+        ids = rate * window // api.SECOND
         cost = ids * per_id * replicas
         budget = self.options.budget
         if cost <= budget:
             return
-        fit = readable_floor(budget * SECOND // (rate * per_id * replicas))
+        fit = readable_floor(budget * api.SECOND // (rate * per_id * replicas))
         horizon, _, _ = retry_horizon(resource, ctx)
-        if fit >= SECOND and (horizon is None or fit >= horizon):
-            fix = FixSuggestion.unsafe(
-                f"set duplicate_window to {approx_duration(fit)}",
-                (Edit.set(("duplicate_window",), fit, duration=True),),
+        if fit >= api.SECOND and (horizon is None or fit >= horizon):
+            fix = api.FixSuggestion.unsafe(
+                f"set duplicate_window to {api.approx_duration(fit)}",
+                (api.Edit.set(("duplicate_window",), fit, duration=True),),
             )
         else:
-            fix = FixSuggestion.unsafe(
+            fix = api.FixSuggestion.unsafe(
                 "raise the budget option or shorten the publishers' retries: no window that fits covers them"
             )
         total = (
-            f"{approx_size(ids * per_id)} x {replicas} replicas = {approx_size(cost)}"
+            f"{api.approx_size(ids * per_id)} x {replicas} replicas = {api.approx_size(cost)}"
             if replicas > 1
-            else approx_size(cost)
+            else api.approx_size(cost)
         )
-        yield Violation(
+        yield api.Violation(
             resource,
             ("duplicate_window",),
-            f"duplicate_window {approx_duration(window)} at the peak publish rate of {rate}/s keeps up to {ids:,} message ids: "
-            f"about {total} of server memory, above the {approx_size(budget)} budget",
+            f"duplicate_window {api.approx_duration(window)} at the peak publish rate of {rate}/s keeps up to {ids:,} message ids: "
+            f"about {total} of server memory, above the {api.approx_size(budget)} budget",
             fix=fix,
         )
 

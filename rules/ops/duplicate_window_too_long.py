@@ -4,26 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    Duration,
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    approx_duration,
-    option,
-)
+from jsops.linter import api
 
 from ._common import retry_horizon
 
 
-class OpsDuplicateWindowTooLong(StreamRule):
+class OpsDuplicateWindowTooLong(api.StreamRule):
     """A stream's duplicate_window is longer than an hour.
 
     ## What it does
@@ -64,17 +50,19 @@ class OpsDuplicateWindowTooLong(StreamRule):
 
     code = "JS404"
     name = "ops-duplicate-window-too-long"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    class Options(RuleOptions):
-        max_window: Duration = option(
+    class Options(api.RuleOptions):
+        max_window: api.Duration = api.option(
             default="1h",
             validate_default=True,
             description="longest duplicate_window accepted without a longer retry horizon",
         )
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.mirror is not None:
             return
         eff = ctx.effective(resource)
@@ -88,14 +76,14 @@ class OpsDuplicateWindowTooLong(StreamRule):
         horizon, _, _ = retry_horizon(resource, ctx)
         if horizon is not None and horizon > limit:
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("duplicate_window",),
-            f"duplicate_window {approx_duration(window)} is longer than {approx_duration(limit)}: every message id is kept in server memory "
+            f"duplicate_window {api.approx_duration(window)} is longer than {api.approx_duration(limit)}: every message id is kept in server memory "
             "for that long on each replica, while publishers retry for seconds or minutes",
-            fix=FixSuggestion.unsafe(
-                f"set duplicate_window to {approx_duration(limit)} or to the publishers' retry horizon",
-                (Edit.set(("duplicate_window",), limit, duration=True),),
+            fix=api.FixSuggestion.unsafe(
+                f"set duplicate_window to {api.approx_duration(limit)} or to the publishers' retry horizon",
+                (api.Edit.set(("duplicate_window",), limit, duration=True),),
             ),
         )
 

@@ -5,22 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from jsops.linter.api import (
-    MILLISECOND,
-    Edit,
-    FieldPath,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    consumer_config,
-    format_duration,
-)
+from jsops.linter import api
 
-PLAUSIBLE = 100 * MILLISECOND  # below this, none of these fields does what anyone wants
+PLAUSIBLE = 100 * api.MILLISECOND  # below this, none of these fields does what anyone wants
 FIELDS = {
     "Stream": ("max_age", "duplicate_window"),
     "Consumer": ("ack_wait", "idle_heartbeat", "inactive_threshold", "max_expires"),
@@ -36,7 +23,7 @@ EFFECT = {
 }
 
 
-def _raw(resource: Resource, path: FieldPath) -> Any:
+def _raw(resource: api.Resource, path: api.FieldPath) -> Any:
     """The value as written in the document (before units were parsed), or None."""
     node = resource.raw
     for key in resource.source_path(path):
@@ -55,11 +42,11 @@ def _meant(raw: object) -> list[str]:
         return []
     out = [f"{raw}s"]
     if raw >= 1000 and raw % 1000 == 0:
-        out.append(f"{format_duration(raw * MILLISECOND)} (if {raw} was milliseconds)")
+        out.append(f"{api.format_duration(raw * api.MILLISECOND)} (if {raw} was milliseconds)")
     return out
 
 
-class OpsDurationImplausiblySmall(Rule):
+class OpsDurationImplausiblySmall(api.Rule):
     """A duration far too small for its field: usually a bare number read as nanoseconds.
 
     ## What it does
@@ -78,11 +65,6 @@ class OpsDurationImplausiblySmall(Rule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: billing, stream: ORDERS}
     spec: {ack_wait: 30, max_deliver: 5}
@@ -90,11 +72,6 @@ class OpsDurationImplausiblySmall(Rule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: billing, stream: ORDERS}
@@ -109,16 +86,16 @@ class OpsDurationImplausiblySmall(Rule):
 
     code = "JS446"
     name = "ops-duration-implausibly-small"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.SOMETIMES
     bucket_words = True  # the label is the field as the manifest spells it (a bucket's ttl)
     kinds = frozenset({"Stream", "Consumer"})
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterator[api.Violation]:
         cfg = resource.config
         paths: list[tuple[str] | tuple[str, int]] = [(f,) for f in FIELDS[resource.kind]]
         if resource.kind == "Consumer":
-            paths += [("backoff", i) for i in range(len(consumer_config(resource).backoff or []))]
+            paths += [("backoff", i) for i in range(len(api.consumer_config(resource).backoff or []))]
         for path in paths:
             if not resource.words(path[0]):
                 continue  # a field a bucket's client sets itself (the duplicate window follows ttl): ttl is checked
@@ -129,7 +106,7 @@ class OpsDurationImplausiblySmall(Rule):
                 continue
             yield self._violation(resource, path, value)
 
-    def _violation(self, resource: Resource, path: tuple[str] | tuple[str, int], value: int) -> Violation:
+    def _violation(self, resource: api.Resource, path: tuple[str] | tuple[str, int], value: int) -> api.Violation:
         src = resource.source_path(path)
         key = src[-1] if len(path) == 1 else src[-2]
         name = key if isinstance(key, str) else path[0]  # as the manifest spells it (NACK: ackWait)
@@ -138,15 +115,15 @@ class OpsDurationImplausiblySmall(Rule):
         meant = _meant(raw)
         effect = EFFECT[path[0]]
         if meant:
-            what = f"{label}: {raw} is {format_duration(value)}: a bare number is nanoseconds (the API's unit)"
+            what = f"{label}: {raw} is {api.format_duration(value)}: a bare number is nanoseconds (the API's unit)"
             hint = " or ".join(meant)
-            fix = FixSuggestion.unsafe(
+            fix = api.FixSuggestion.unsafe(
                 f"write {label}: {meant[0]}" + (f" (or {meant[1]})" if len(meant) > 1 else ""),
-                (Edit.set(path, meant[0]),),
+                (api.Edit.set(path, meant[0]),),
             )
-            return Violation(resource, path, f"{what}, so {effect}; did you mean {hint}?", fix=fix)
+            return api.Violation(resource, path, f"{what}, so {effect}; did you mean {hint}?", fix=fix)
         nack_default = resource.dialect.startswith("nack") and path == ("ack_wait",) and value == 1
-        what = f"{label} {format_duration(value)} is implausibly small" + (
+        what = f"{label} {api.format_duration(value)} is implausibly small" + (
             " (NACK's CRD default ackWait is 1ns)" if nack_default else ""
         )
         advice = (
@@ -154,7 +131,7 @@ class OpsDurationImplausiblySmall(Rule):
             if nack_default
             else f"write {label} with the unit you meant, e.g. 30s"
         )
-        return Violation(resource, path, f"{what}: {effect}", fix=FixSuggestion.unsafe(advice))
+        return api.Violation(resource, path, f"{what}: {effect}", fix=api.FixSuggestion.unsafe(advice))
 
 
 RULE = OpsDurationImplausiblySmall

@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    approx_duration,
-    option,
-)
+from jsops.linter import api
 
 from ._common import pct, written
 
 
-class OpsHighRedelivery(ConsumerRule):
+class OpsHighRedelivery(api.ConsumerRule):
     """More than 10% of a consumer's deliveries in the profile were redeliveries.
 
     ## What it does
@@ -42,11 +30,6 @@ class OpsHighRedelivery(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
     spec: {ack_wait: 5s, max_deliver: 3}
@@ -54,11 +37,6 @@ class OpsHighRedelivery(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: scoring, stream: ORDERS}
@@ -92,15 +70,17 @@ class OpsHighRedelivery(ConsumerRule):
 
     code = "JS407"
     name = "ops-high-redelivery"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    class Options(RuleOptions):
-        max_ratio: float = option(
+    class Options(api.RuleOptions):
+        max_ratio: float = api.option(
             default=0.10, ge=0, le=1, description="highest accepted share of deliveries that are redeliveries"
         )
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         prof = ctx.consumer_profile(resource)
         if prof is None or prof.deliveries is None:
             return
@@ -112,7 +92,7 @@ class OpsHighRedelivery(ConsumerRule):
         wait = eff.ack_wait
         if prof.ack_time_ns is not None and wait > 0:
             notes.append(
-                f"ack wait {approx_duration(wait)} against a P99 ack time of {approx_duration(prof.ack_time_ns.p99)}, which is survivor-biased at this rate"
+                f"ack wait {api.approx_duration(wait)} against a P99 ack time of {api.approx_duration(prof.ack_time_ns.p99)}, which is survivor-biased at this rate"
             )
         adv = prof.advisories
         if adv is not None:
@@ -128,11 +108,11 @@ class OpsHighRedelivery(ConsumerRule):
             if counts:
                 notes.append(", ".join(counts))
         detail = f" ({'; '.join(notes)})" if notes else ""
-        yield Violation(
+        yield api.Violation(
             resource,
             ("ack_wait",) if written(resource, "ack_wait") else (),
             f"{pct(ratio)} of deliveries in the profile were redeliveries, above {pct(self.options.max_ratio)}{detail}",
-            fix=FixSuggestion.unsafe(
+            fix=api.FixSuggestion.unsafe(
                 "find the cause: ack timeouts (raise ack_wait or send progress acks), NAKs, or crashing clients"
             ),
             key=not written(resource, "ack_wait"),

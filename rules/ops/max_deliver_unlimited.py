@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    Edit,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    option,
-    stream_config,
-)
+from jsops.linter import api
 
 from ._common import acks, written
 
 
-class OpsMaxDeliverUnlimited(ConsumerRule):
+class OpsMaxDeliverUnlimited(api.ConsumerRule):
     """A consumer that acks has no max_deliver: a poison message is redelivered forever.
 
     ## What it does
@@ -71,13 +58,15 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
 
     code = "JS405"
     name = "ops-max-deliver-unlimited"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    class Options(RuleOptions):
-        suggested: int = option(default=5, ge=1, description="max_deliver the fix writes")
+    class Options(api.RuleOptions):
+        suggested: int = api.option(default=5, ge=1, description="max_deliver the fix writes")
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.direct or cfg.sourcing:
             return
         eff = ctx.effective(resource)
@@ -86,16 +75,16 @@ class OpsMaxDeliverUnlimited(ConsumerRule):
         value = max(self.options.suggested, len(cfg.backoff or []))
         parent = ctx.stream_of(resource)
         if parent is not None:
-            scfg = stream_config(parent)
+            scfg = api.stream_config(parent)
             if scfg.retention == "workqueue" and scfg.discard == "new":
                 value = max(value, 10)
         shown = f"max_deliver {cfg.max_deliver}" if written(resource, "max_deliver") else "max_deliver is not set"
-        yield Violation(
+        yield api.Violation(
             resource,
             ("max_deliver",) if written(resource, "max_deliver") else (),
             f"{shown} (unlimited): a message that always fails is redelivered forever and never produces a "
             "MAX_DELIVERIES advisory, so it never reaches a dead-letter queue",
-            fix=FixSuggestion.unsafe(f"set max_deliver to {value}", (Edit.set(("max_deliver",), value),)),
+            fix=api.FixSuggestion.unsafe(f"set max_deliver to {value}", (api.Edit.set(("max_deliver",), value),)),
             key=not written(resource, "max_deliver"),
         )
 

@@ -4,42 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    DEAD_LETTER,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    SubjectIndex,
-    Violation,
-    stream_config,
-)
+from jsops.linter import api
 
 from ._common import acks, advisory_subject
 
 
-def _advisory_index(ctx: RuleContext) -> dict[str, SubjectIndex[Resource]]:
+def _advisory_index(ctx: api.RuleContext) -> dict[str, api.SubjectIndex[api.Resource]]:
     """Per context, the stream subjects that could capture ``$JS.EVENT.ADVISORY...`` subjects."""
 
-    def build() -> dict[str, SubjectIndex[Resource]]:
-        out: dict[str, SubjectIndex[Resource]] = {}
+    def build() -> dict[str, api.SubjectIndex[api.Resource]]:
+        out: dict[str, api.SubjectIndex[api.Resource]] = {}
         for r in ctx.estate.resources:
             if r.kind != "Stream":
                 continue
-            for subject in stream_config(r).subjects or ():
+            for subject in api.stream_config(r).subjects or ():
                 if subject.split(".", 1)[0] in ("$JS", "*", ">"):
-                    out.setdefault(r.context, SubjectIndex()).add(subject, r)
+                    out.setdefault(r.context, api.SubjectIndex()).add(subject, r)
         return out
 
     return ctx.cached("ops_advisory_index", build)
 
 
-class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
+class OpsMaxDeliverWithoutDeadLetter(api.ConsumerRule):
     """A consumer with max_deliver has no dead-letter path for the messages it gives up on.
 
     ## What it does
@@ -61,11 +47,6 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
     spec: {ack_wait: 30s, max_deliver: 3}
@@ -73,11 +54,6 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: fraud-check, stream: ORDERS}
@@ -105,34 +81,36 @@ class OpsMaxDeliverWithoutDeadLetter(ConsumerRule):
     name = "ops-max-deliver-without-dead-letter"
     # info, not warning: setting max_deliver as JS405 asks must not raise a new warning whose only
     # way out is a dead-letter stream; where the advisories go is a design choice to be told about
-    severity = Severity.INFO
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.INFO
+    fix_availability = api.FixAvailability.ALWAYS
 
-    class Options(RuleOptions):
+    class Options(api.RuleOptions):
         pass
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.direct or cfg.sourcing:
             return
         eff = ctx.effective(resource)
         max_deliver = eff.max_deliver
         if not acks(eff) or max_deliver <= 0:
             return
-        if resource.annotations.get(DEAD_LETTER, "").strip():
+        if resource.annotations.get(api.DEAD_LETTER, "").strip():
             return
         parent = ctx.stream_of(resource)
-        if parent is not None and parent.annotations.get(DEAD_LETTER, "").strip():
+        if parent is not None and parent.annotations.get(api.DEAD_LETTER, "").strip():
             return
         subject = advisory_subject(resource)
         index = _advisory_index(ctx).get(resource.context)
         if index is not None and next(iter(index.colliding(subject)), None) is not None:
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("max_deliver",),
             f"max_deliver {max_deliver} has no dead-letter path: no stream in the estate captures {subject} "
-            f"and the consumer has no {DEAD_LETTER} annotation, so messages it gives up on vanish without a trace",
-            fix=FixSuggestion.unsafe(
+            f"and the consumer has no {api.DEAD_LETTER} annotation, so messages it gives up on vanish without a trace",
+            fix=api.FixSuggestion.unsafe(
                 "add a stream capturing $JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.> or annotate the handler"
             ),
         )

@@ -5,25 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    Duration,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    option,
-)
+from jsops.linter import api
 
 # Go's time.UnixNano is undefined past this instant (int64 nanoseconds since 1970).
 _UNIX_NANO_END = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=((1 << 63) - 1) // 1000)
 
 
-class OpsOptStartTimeInFuture(ConsumerRule):
+class OpsOptStartTimeInFuture(api.ConsumerRule):
     """A consumer's opt_start_time lies in the future.
 
     ## What it does
@@ -50,11 +38,6 @@ class OpsOptStartTimeInFuture(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit-2100, stream: ORDERS}
     spec: {deliver_policy: by_start_time, opt_start_time: "2100-01-01T00:00:00Z"}
@@ -62,11 +45,6 @@ class OpsOptStartTimeInFuture(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: audit-2026, stream: ORDERS}
@@ -81,18 +59,20 @@ class OpsOptStartTimeInFuture(ConsumerRule):
 
     code = "JS410"
     name = "ops-opt-start-time-in-future"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     reads_clock = True
 
-    class Options(RuleOptions):
-        tolerance: Duration = option(
+    class Options(api.RuleOptions):
+        tolerance: api.Duration = api.option(
             default="1m",
             validate_default=True,
             description="how far ahead of the clock a start time may be (clock skew)",
         )
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         start = cfg.opt_start_time
         if start is None or (cfg.deliver_policy or "all") != "by_start_time":
             return
@@ -107,11 +87,11 @@ class OpsOptStartTimeInFuture(ConsumerRule):
                 "nats-server does not wait for it: the consumer starts after the last stored message, like deliver_policy new, "
                 "and delivers what is published before that time too"
             )
-        yield Violation(
+        yield api.Violation(
             resource,
             ("opt_start_time",),
             f"opt_start_time {shown} is in the future; {effect}",
-            fix=FixSuggestion.unsafe(
+            fix=api.FixSuggestion.unsafe(
                 "use deliver_policy new without opt_start_time, or create the consumer when its start time has come"
             ),
         )

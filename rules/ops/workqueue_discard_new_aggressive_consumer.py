@@ -4,26 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    Duration,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    Violation,
-    approx_duration,
-    option,
-    stream_config,
-)
+from jsops.linter import api
 
 from ._common import acks
 
 
-class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
+class OpsWorkqueueDiscardNewAggressiveConsumer(api.ConsumerRule):
     """A consumer of a bounded workqueue stream with discard new gives up on messages quickly.
 
     ## What it does
@@ -75,20 +61,22 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
 
     code = "JS408"
     name = "ops-workqueue-discard-new-aggressive-consumer"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    class Options(RuleOptions):
-        min_ack_wait: Duration = option(
+    class Options(api.RuleOptions):
+        min_ack_wait: api.Duration = api.option(
             default="30s", validate_default=True, description="ack waits below this are aggressive"
         )
-        min_max_deliver: int = option(default=10, ge=1, description="max_deliver below this is aggressive")
+        min_max_deliver: int = api.option(default=10, ge=1, description="max_deliver below this is aggressive")
 
-    def check_consumer(self, resource: ConsumerResource, cfg: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, cfg: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         parent = ctx.stream_of(resource)
         if parent is None:
             return
-        s = stream_config(parent)
+        s = api.stream_config(parent)
         if s.retention != "workqueue" or s.discard != "new":
             return
         if not any((v or 0) > 0 for v in (s.max_msgs, s.max_bytes, s.max_msgs_per_subject)):
@@ -102,8 +90,10 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
         wait = eff.ack_wait
         if 0 < wait < self.options.min_ack_wait:
             what = "backoff[0]" if cfg.backoff else "ack_wait"
-            problems.append(f"{what} {approx_duration(wait)} is below {approx_duration(self.options.min_ack_wait)}")
-            remedies.append(f"raise {what} to {approx_duration(self.options.min_ack_wait)} or more")
+            problems.append(
+                f"{what} {api.approx_duration(wait)} is below {api.approx_duration(self.options.min_ack_wait)}"
+            )
+            remedies.append(f"raise {what} to {api.approx_duration(self.options.min_ack_wait)} or more")
             path = ("backoff", 0) if what == "backoff[0]" else ("ack_wait",)
         max_deliver = eff.max_deliver
         if 0 < max_deliver < self.options.min_max_deliver:
@@ -112,12 +102,12 @@ class OpsWorkqueueDiscardNewAggressiveConsumer(ConsumerRule):
             path = path or ("max_deliver",)
         if not problems:
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             path,
             f"{' and '.join(problems)} on workqueue stream {parent.name} with discard new: messages that run out of "
             "deliveries stay stored until the stream is full, then every new publish is refused",
-            fix=FixSuggestion.unsafe(f"{' and '.join(remedies)}, or use discard old"),
+            fix=api.FixSuggestion.unsafe(f"{' and '.join(remedies)}, or use discard old"),
         )
 
 

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    RuleOptions,
-    Severity,
-    SubjectIndex,
-    Violation,
-    consumer_config,
-    stream_config,
-)
+from jsops.linter import api
 
 
-class OpsWorkqueueSubjectWithoutConsumer(Rule):
+class OpsWorkqueueSubjectWithoutConsumer(api.Rule):
     """A subject of a workqueue stream that none of the stream's consumers in the estate takes.
 
     ## What it does
@@ -89,31 +77,31 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
 
     code = "JS409"
     name = "ops-workqueue-subject-without-consumer"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 
-    class Options(RuleOptions):
+    class Options(api.RuleOptions):
         pass
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         by_stream = ctx.consumers_by_stream()
         for stream in ctx.estate.resources:
-            if stream.kind != "Stream" or stream_config(stream).retention != "workqueue":
+            if stream.kind != "Stream" or api.stream_config(stream).retention != "workqueue":
                 continue
-            subjects = list(stream_config(stream).subjects or [])
+            subjects = list(api.stream_config(stream).subjects or [])
             consumers = [
                 c
                 for c in by_stream.get((stream.context, stream.name), ())
-                if not (consumer_config(c).direct or consumer_config(c).sourcing)
+                if not (api.consumer_config(c).direct or api.consumer_config(c).sourcing)
             ]
             if not subjects or not consumers:
                 continue
-            index: SubjectIndex[Resource] = SubjectIndex()
+            index: api.SubjectIndex[api.Resource] = api.SubjectIndex()
             unfiltered = False
             for c in consumers:
-                ccfg = consumer_config(c)
+                ccfg = api.consumer_config(c)
                 filters = list(ccfg.filter_subjects or [])
                 if ccfg.filter_subject:
                     filters.append(ccfg.filter_subject)
@@ -130,12 +118,12 @@ class OpsWorkqueueSubjectWithoutConsumer(Rule):
                     continue
                 if not names:
                     names = ", ".join(sorted(c.name for c in consumers)[:5]) + (", ..." if len(consumers) > 5 else "")
-                yield Violation(
+                yield api.Violation(
                     stream,
                     ("subjects", i),
                     f"no consumer of workqueue stream {stream.name} in the estate takes {subject!r} "
                     f"(its consumers: {names}): its messages are stored but never delivered",
-                    fix=FixSuggestion.unsafe(
+                    fix=api.FixSuggestion.unsafe(
                         f"add a consumer filtering {subject!r}, or remove the subject from the stream"
                     ),
                 )

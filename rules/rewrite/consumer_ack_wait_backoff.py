@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class RewriteConsumerAckWaitBackoff(ConsumerRule):
+class RewriteConsumerAckWaitBackoff(api.ConsumerRule):
     """A consumer sets both ack_wait and backoff, and ack_wait is not backoff[0].
 
     ## What it does
@@ -32,11 +22,6 @@ class RewriteConsumerAckWaitBackoff(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
     spec: {ack_wait: 30s, backoff: [5s, 1m], max_deliver: 5}
@@ -44,11 +29,6 @@ class RewriteConsumerAckWaitBackoff(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
@@ -61,20 +41,23 @@ class RewriteConsumerAckWaitBackoff(ConsumerRule):
 
     code = "JS325"
     name = "rewrite-consumer-ack-wait-backoff"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, c: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, c: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not c.backoff or c.ack_wait is None or c.ack_wait == c.backoff[0]:
             return
         if c.ack_policy == "flow_control":
             return  # refused: flow-control acks take no ack_wait or backoff (JS205)
-        first = format_duration(c.backoff[0])
-        yield Violation(
+        first = api.format_duration(c.backoff[0])
+        yield api.Violation(
             resource,
             ("ack_wait",),
-            f"ack_wait {format_duration(c.ack_wait)} is replaced by backoff[0]: nats-server stores ack_wait: {first}",
-            fix=FixSuggestion.safe(f"set ack_wait to {first}"),
+            f"ack_wait {api.format_duration(c.ack_wait)} is replaced by backoff[0]: "
+            f"nats-server stores ack_wait: {first}",
+            fix=api.FixSuggestion.safe(f"set ack_wait to {first}"),
         )
 
 

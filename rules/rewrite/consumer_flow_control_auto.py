@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FLOW_CONTROL_HEARTBEAT,
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class RewriteConsumerFlowControlAuto(ConsumerRule):
+class RewriteConsumerFlowControlAuto(api.ConsumerRule):
     """`ack_policy: flow_control` quietly sets flow_control and a 1s idle_heartbeat.
 
     ## What it does
@@ -34,11 +23,6 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: feed, stream: ORDERS}
     spec: {deliver_subject: feed.orders, ack_policy: flow_control, max_ack_pending: 100, idle_heartbeat: 5s}
@@ -46,11 +30,6 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: feed, stream: ORDERS}
@@ -63,17 +42,19 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
 
     code = "JS326"
     name = "rewrite-consumer-flow-control-auto"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_consumer(self, resource: ConsumerResource, c: ConsumerConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_consumer(
+        self, resource: api.ConsumerResource, c: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.ack_policy != "flow_control":
             return
         changed = []
         if not c.flow_control:
             changed.append("flow_control: true")
-        if c.idle_heartbeat != FLOW_CONTROL_HEARTBEAT:
-            changed.append(f"idle_heartbeat: {format_duration(FLOW_CONTROL_HEARTBEAT)}")
+        if c.idle_heartbeat != api.FLOW_CONTROL_HEARTBEAT:
+            changed.append(f"idle_heartbeat: {api.format_duration(api.FLOW_CONTROL_HEARTBEAT)}")
         if not changed:
             return
         path = (
@@ -83,11 +64,11 @@ class RewriteConsumerFlowControlAuto(ConsumerRule):
             if c.flow_control is not None
             else ("ack_policy",)
         )
-        yield Violation(
+        yield api.Violation(
             resource,
             path,
             "ack_policy flow_control makes nats-server store " + ", ".join(changed),
-            fix=FixSuggestion.safe("write " + ", ".join(changed)),
+            fix=api.FixSuggestion.safe("write " + ", ".join(changed)),
         )
 
 

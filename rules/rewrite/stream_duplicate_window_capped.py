@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    STREAM_DEFAULT_DUPLICATE_WINDOW,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class RewriteStreamDuplicateWindowCapped(StreamRule):
+class RewriteStreamDuplicateWindowCapped(api.StreamRule):
     """A stream leaves duplicate_window out and the server's 2m default gets capped.
 
     ## What it does
@@ -54,20 +43,22 @@ class RewriteStreamDuplicateWindowCapped(StreamRule):
 
     code = "JS322"
     name = "rewrite-stream-duplicate-window-capped"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.duplicate_window or c.mirror is not None or c.sources or resource.bucket is not None:
             return  # a bucket's client sets its duplicate window: nothing to write in the bucket
         dup = ctx.effective(resource).duplicate_window
-        if 0 < dup < STREAM_DEFAULT_DUPLICATE_WINDOW:
+        if 0 < dup < api.STREAM_DEFAULT_DUPLICATE_WINDOW:
             why = "max_age" if dup == (c.max_age or 0) else "the server's duplicate_window limit"
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("duplicate_window",) if c.max_age is None else ("max_age",),
-                f"no duplicate_window: nats-server stores duplicate_window: {format_duration(dup)} (its 2m default capped to {why})",
-                fix=FixSuggestion.safe(f"write duplicate_window: {format_duration(dup)}"),
+                f"no duplicate_window: nats-server stores duplicate_window: {api.format_duration(dup)} (its 2m default capped to {why})",
+                fix=api.FixSuggestion.safe(f"write duplicate_window: {api.format_duration(dup)}"),
                 key=True,
             )
 

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    Rule,
-    RuleContext,
-    Severity,
-    Violation,
-    stream_config,
-    where,
-)
+from jsops.linter import api
 
 
-class RewriteStreamMirrorDirectInherited(Rule):
+class RewriteStreamMirrorDirectInherited(api.Rule):
     """A mirror's mirror_direct differs from its origin's allow_direct, which the server copies.
 
     ## What it does
@@ -61,29 +52,29 @@ class RewriteStreamMirrorDirectInherited(Rule):
 
     code = "JS324"
     name = "rewrite-stream-mirror-direct-inherited"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream"})
     estate_wide = True
 
-    def check_estate(self, ctx: RuleContext) -> Iterator[Violation]:
+    def check_estate(self, ctx: api.RuleContext) -> Iterator[api.Violation]:
         for streams in ctx.streams_by_context().values():
             for res in streams:
-                origin = ctx.origin_of(res, stream_config(res).mirror)
+                origin = ctx.origin_of(res, api.stream_config(res).mirror)
                 if origin is None:
                     continue
-                wanted = bool(stream_config(res).mirror_direct)
-                actual = bool(stream_config(origin).allow_direct)
+                wanted = bool(api.stream_config(res).mirror_direct)
+                actual = bool(api.stream_config(origin).allow_direct)
                 if wanted == actual:
                     continue
-                written = stream_config(res).mirror_direct is not None
-                yield Violation(
+                written = api.stream_config(res).mirror_direct is not None
+                yield api.Violation(
                     res,
                     ("mirror_direct",) if written else ("mirror",),
                     f"{'mirror_direct: ' + str(wanted).lower() if written else 'no mirror_direct'}: nats-server stores "
                     f"mirror_direct: {str(actual).lower()}, copied from origin {origin.name}'s allow_direct "
-                    f"({where(origin, ('allow_direct',))})",
-                    fix=FixSuggestion.safe(f"write mirror_direct: {str(actual).lower()}"),
+                    f"({api.where(origin, ('allow_direct',))})",
+                    fix=api.FixSuggestion.safe(f"write mirror_direct: {str(actual).lower()}"),
                     key=not written,
                 )
 

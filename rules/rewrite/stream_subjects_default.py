@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class RewriteStreamSubjectsDefault(StreamRule):
+class RewriteStreamSubjectsDefault(api.StreamRule):
     """A stream without subjects, mirror or sources: the server listens on its name.
 
     ## What it does
@@ -51,17 +42,19 @@ class RewriteStreamSubjectsDefault(StreamRule):
 
     code = "JS321"
     name = "rewrite-stream-subjects-default"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.subjects or c.mirror is not None or c.sources:
             return
-        yield Violation(
+        yield api.Violation(
             resource,
             ("subjects",),
             f"no subjects: nats-server stores subjects: [{resource.name!r}] (the stream name)",
-            fix=FixSuggestion.safe(f"write subjects: [{resource.name!r}]"),
+            fix=api.FixSuggestion.safe(f"write subjects: [{resource.name!r}]"),
             key=True,
         )
 

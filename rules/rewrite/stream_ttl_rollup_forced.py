@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    SECOND,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class RewriteStreamTtlRollupForced(StreamRule):
+class RewriteStreamTtlRollupForced(api.StreamRule):
     """subject_delete_marker_ttl or allow_msg_schedules quietly turn on TTLs and roll-ups.
 
     ## What it does
@@ -53,11 +43,13 @@ class RewriteStreamTtlRollupForced(StreamRule):
 
     code = "JS323"
     name = "rewrite-stream-ttl-rollup-forced"
-    severity = Severity.WARNING
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.WARNING
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        sdm = (c.subject_delete_marker_ttl or 0) >= SECOND  # shorter: refused, JS111
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
+        sdm = (c.subject_delete_marker_ttl or 0) >= api.SECOND  # shorter: refused, JS111
         schedules = bool(c.allow_msg_schedules)
         if not sdm and not schedules:
             return
@@ -73,11 +65,11 @@ class RewriteStreamTtlRollupForced(StreamRule):
         if not changed:
             return
         cause = "subject_delete_marker_ttl" if sdm else "allow_msg_schedules"
-        yield Violation(
+        yield api.Violation(
             resource,
             (cause,),
             f"{cause} makes nats-server store {', '.join(changed)}",
-            fix=FixSuggestion.safe("write " + ", ".join(changed)),
+            fix=api.FixSuggestion.safe("write " + ", ".join(changed)),
             key=True,
         )
 

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixSuggestion,
-    StreamResource,
-    StreamSource,
-    Version,
-    Violation,
-    format_duration,
-    is_valid_asset_name,
-    is_valid_publish_subject,
-)
+from jsops.linter import api
 
 __all__ = ["sourcing_consumer_problem", "duration_floor_violations", "destination_problem", "WS", "UNROUTABLE"]
 
@@ -24,15 +14,15 @@ WS = frozenset(" \t\r\n\f")
 UNROUTABLE = WS | {"."}
 
 
-def sourcing_consumer_problem(src: StreamSource, role: str) -> str | None:
+def sourcing_consumer_problem(src: api.StreamSource, role: str) -> str | None:
     """Why a mirror's or source's durable sourcing ``consumer`` is invalid (nats-server 2.14+ checks
     the same four things for both), or None. ``role`` is "mirror" or "source"."""
     cons = src.consumer
     if cons is None:
         return None
-    if not is_valid_asset_name(cons.name or ""):
+    if not api.is_valid_asset_name(cons.name or ""):
         return "its name is missing or invalid"
-    if not is_valid_publish_subject(cons.deliver_subject or ""):
+    if not api.is_valid_publish_subject(cons.deliver_subject or ""):
         return "its deliver_subject is missing, invalid or has wildcards"
     if src.opt_start_seq or src.opt_start_time is not None:
         return f"the {role} also sets opt_start_seq or opt_start_time"
@@ -42,14 +32,14 @@ def sourcing_consumer_problem(src: StreamSource, role: str) -> str | None:
 
 
 def duration_floor_violations(
-    resource: StreamResource,
+    resource: api.StreamResource,
     field: str,
     value: int | None,
     floor: int,
     *,
-    negative_fix: FixSuggestion | None = None,
-    short_fix: FixSuggestion | None = None,
-) -> Iterator[Violation]:
+    negative_fix: api.FixSuggestion | None = None,
+    short_fix: api.FixSuggestion | None = None,
+) -> Iterator[api.Violation]:
     """The err_code 10052 finding for a stream duration ``field`` that is set (0 or None means
     unset) but negative or shorter than ``floor``; nothing otherwise."""
     if not value:
@@ -57,19 +47,19 @@ def duration_floor_violations(
     if value < 0:
         why, fix = "is negative", negative_fix
     elif value < floor:
-        why, fix = f"is shorter than {format_duration(floor)}", short_fix
+        why, fix = f"is shorter than {api.format_duration(floor)}", short_fix
     else:
         return
-    yield Violation(
+    yield api.Violation(
         resource,
         (field,),
-        f"{resource.word(field)} {format_duration(value)} {why}; nats-server rejects this stream",
-        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+        f"{resource.word(field)} {api.format_duration(value)} {why}; nats-server rejects this stream",
+        server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
         fix=fix,
     )
 
 
-def destination_problem(src: str, dest: str, release: Version) -> str | None:
+def destination_problem(src: str, dest: str, release: api.Version) -> str | None:
     """Why nats-server refuses the subject transform ``src`` -> ``dest`` of a stream or mirror on
     ``release``, or None: releases before ``BUILD_ONLY_BEFORE`` (2.10) only build the transform,
     later ones validate the mapping first."""

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamAsyncPersistInvalid(StreamRule):
+class StreamAsyncPersistInvalid(api.StreamRule):
     """persist_mode: async on a stream that cannot use it.
 
     ## What it does
@@ -49,31 +41,33 @@ class StreamAsyncPersistInvalid(StreamRule):
 
     code = "JS113"
     name = "stream-async-persist-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.persist_mode != "async":
             return
         if c.storage == "memory":
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("storage",),
                 "async persist mode is only supported on file storage; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
         if (c.num_replicas or 1) > 1:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("num_replicas",),
                 f"async persist mode is not supported on replicated streams (num_replicas {c.num_replicas}); nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
         if c.allow_atomic:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("allow_atomic",),
                 "async persist mode is not supported with atomic batch publish; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamCounterIncompatible(StreamRule):
+class StreamCounterIncompatible(api.StreamRule):
     """A counter stream (allow_msg_counter) uses a setting counters cannot work with.
 
     ## What it does
@@ -51,40 +43,32 @@ class StreamCounterIncompatible(StreamRule):
 
     code = "JS109"
     name = "stream-counter-incompatible"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not c.allow_msg_counter:
             return
+
+        def refused(field: str, what: str) -> api.Violation:
+            message = f"a counter stream {what}; nats-server rejects this stream"
+            return api.Violation(resource, (field,), message, server_error_code=api.ErrCode.STREAM_INVALID_CONFIG)
+
         if c.discard == "new":
-            yield Violation(
-                resource,
-                ("discard",),
-                "a counter stream cannot use discard new; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-            )
+            yield refused("discard", "cannot use discard new")
         if c.allow_msg_ttl:
-            yield Violation(
-                resource,
-                ("allow_msg_ttl",),
-                "a counter stream cannot use message TTLs; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-            )
+            yield refused("allow_msg_ttl", "cannot use message TTLs")
         if c.allow_msg_schedules:
             yield ctx.refusal(
                 resource,
                 ("allow_msg_schedules",),
                 "a counter stream cannot use message schedules; nats-server rejects this stream",
-                ErrCode.STREAM_INVALID_CONFIG,
+                api.ErrCode.STREAM_INVALID_CONFIG,
                 about="allow_msg_schedules:counter",
             )
         if c.retention not in (None, "limits"):
-            yield Violation(
-                resource,
-                ("retention",),
-                f"a counter stream can only use limits retention, not {c.retention}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-            )
+            yield refused("retention", f"can only use limits retention, not {c.retention}")
 
 
 RULE = StreamCounterIncompatible

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_DESCRIPTION_LEN,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    go_len,
-)
+from jsops.linter import api
 
 
-class StreamDescriptionTooLong(StreamRule):
+class StreamDescriptionTooLong(api.StreamRule):
     """A stream description longer than 4096 bytes.
 
     ## What it does
@@ -56,18 +44,21 @@ class StreamDescriptionTooLong(StreamRule):
 
     code = "JS103"
     name = "stream-description-too-long"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         desc = cfg.description
-        if desc and len(desc) > MAX_DESCRIPTION_LEN // 4 and (n := go_len(desc)) > MAX_DESCRIPTION_LEN:
-            yield Violation(
+        if desc and len(desc) > api.MAX_DESCRIPTION_LEN // 4 and (n := api.go_len(desc)) > api.MAX_DESCRIPTION_LEN:
+            yield api.Violation(
                 resource,
                 ("description",),
-                f"description is {n} bytes long, the maximum is {MAX_DESCRIPTION_LEN}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.safe(f"shorten the description to at most {MAX_DESCRIPTION_LEN} bytes"),
+                f"description is {n} bytes long, the maximum is {api.MAX_DESCRIPTION_LEN}; "
+                "nats-server rejects this stream",
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                fix=api.FixSuggestion.safe(f"shorten the description to at most {api.MAX_DESCRIPTION_LEN} bytes"),
             )
 
 

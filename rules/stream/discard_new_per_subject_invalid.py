@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamDiscardNewPerSubjectInvalid(StreamRule):
+class StreamDiscardNewPerSubjectInvalid(api.StreamRule):
     """discard_new_per_subject without discard new or without a per-subject limit.
 
     ## What it does
@@ -48,24 +40,26 @@ class StreamDiscardNewPerSubjectInvalid(StreamRule):
 
     code = "JS110"
     name = "stream-discard-new-per-subject-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not c.discard_new_per_subject:
             return
         if c.discard != "new":
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("discard_new_per_subject",),
                 f"discard_new_per_subject requires discard: new (it is {c.discard or 'old'}); nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
         if (c.max_msgs_per_subject or 0) <= 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("discard_new_per_subject",),
                 "discard_new_per_subject requires max_msgs_per_subject > 0; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    Edit,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class StreamDuplicateWindowExceedsMaxAge(StreamRule):
+class StreamDuplicateWindowExceedsMaxAge(api.StreamRule):
     """A stream's duplicate_window is longer than its max_age.
 
     ## What it does
@@ -53,22 +41,24 @@ class StreamDuplicateWindowExceedsMaxAge(StreamRule):
 
     code = "JS102"
     name = "stream-duplicate-window-exceeds-max-age"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         eff = ctx.effective(resource)
         max_age = eff.max_age
         dup = eff.duplicate_window
         if max_age > 0 and dup > max_age:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("duplicate_window",),
-                f"duplicate_window {format_duration(dup)} is larger than max_age {format_duration(max_age)}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.safe(
-                    f"set duplicate_window to {format_duration(max_age)}",
-                    (Edit.set(("duplicate_window",), max_age, duration=True),),
+                f"duplicate_window {api.format_duration(dup)} is larger than max_age {api.format_duration(max_age)}; nats-server rejects this stream",
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                fix=api.FixSuggestion.safe(
+                    f"set duplicate_window to {api.format_duration(max_age)}",
+                    (api.Edit.set(("duplicate_window",), max_age, duration=True),),
                 ),
             )
 

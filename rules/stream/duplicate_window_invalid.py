@@ -4,24 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MILLISECOND,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import duration_floor_violations
 
-MIN_WINDOW = 100 * MILLISECOND
+MIN_WINDOW = 100 * api.MILLISECOND
 
 
-class StreamDuplicateWindowInvalid(StreamRule):
+class StreamDuplicateWindowInvalid(api.StreamRule):
     """A stream's duplicate_window is negative or shorter than 100ms.
 
     ## What it does
@@ -55,10 +45,12 @@ class StreamDuplicateWindowInvalid(StreamRule):
 
     code = "JS107"
     name = "stream-duplicate-window-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if resource.bucket is not None:
             return iter(())  # a bucket's client sets the window from its ttl: JS106 reports a ttl that short
         return duration_floor_violations(
@@ -66,8 +58,8 @@ class StreamDuplicateWindowInvalid(StreamRule):
             "duplicate_window",
             cfg.duplicate_window,
             MIN_WINDOW,
-            negative_fix=FixSuggestion.safe("remove duplicate_window to use the server default"),
-            short_fix=FixSuggestion.safe("set duplicate_window to 100ms"),
+            negative_fix=api.FixSuggestion.safe("remove duplicate_window to use the server default"),
+            short_fix=api.FixSuggestion.safe("set duplicate_window to 100ms"),
         )
 
 

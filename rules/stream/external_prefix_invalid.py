@@ -5,24 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from jsops.linter.api import (
-    ErrCode,
-    FieldPath,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    is_valid_publish_subject,
-    stream_config,
-    subjects_collide,
-)
+from jsops.linter import api
 
 JS_API_PREFIX = "$JS.API"
 
 
-class StreamExternalPrefixInvalid(StreamRule):
+class StreamExternalPrefixInvalid(api.StreamRule):
     """A mirror or source `external` block with an unusable API or delivery prefix.
 
     ## What it does
@@ -66,10 +54,12 @@ class StreamExternalPrefixInvalid(StreamRule):
 
     code = "JS122"
     name = "stream-external-prefix-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
-        blocks: list[tuple[FieldPath, Any]] = []
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
+        blocks: list[tuple[api.FieldPath, Any]] = []
         if c.mirror is not None:
             if c.mirror.external is not None:
                 blocks.append((("mirror", "external"), c.mirror.external))
@@ -79,48 +69,48 @@ class StreamExternalPrefixInvalid(StreamRule):
             )
         origin_subjects = _origin_subjects(resource, c, ctx)
         for at, ext in blocks:
-            if ext.deliver and not is_valid_publish_subject(ext.deliver):
-                yield Violation(
+            if ext.deliver and not api.is_valid_publish_subject(ext.deliver):
+                yield api.Violation(
                     resource,
                     at + ("deliver",),
                     f"external delivery prefix {ext.deliver!r} must be a valid subject without wildcards; nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ,
+                    server_error_code=api.ErrCode.STREAM_INVALID_EXTERNAL_DELIVERY_SUBJ,
                 )
             elif ext.deliver:
-                hit = next((s for s in origin_subjects if subjects_collide(s, f"{ext.deliver}.{s}")), None)
+                hit = next((s for s in origin_subjects if api.subjects_collide(s, f"{ext.deliver}.{s}")), None)
                 if hit is not None:
-                    yield Violation(
+                    yield api.Violation(
                         resource,
                         at + ("deliver",),
                         f"external delivery prefix {ext.deliver!r} overlaps {hit!r}, a subject of a sourced stream, once prefixed; "
                         "nats-server rejects this stream",
-                        server_error_code=ErrCode.STREAM_EXTERNAL_DEL_PREFIX_OVERLAPS,
+                        server_error_code=api.ErrCode.STREAM_EXTERNAL_DEL_PREFIX_OVERLAPS,
                     )
             if ext.api:
-                if not is_valid_publish_subject(ext.api):
-                    yield Violation(
+                if not api.is_valid_publish_subject(ext.api):
+                    yield api.Violation(
                         resource,
                         at + ("api",),
                         f"external API prefix {ext.api!r} must be a valid subject without wildcards; nats-server rejects this stream",
-                        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                        server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                     )
                 elif ext.api == JS_API_PREFIX:
-                    yield Violation(
+                    yield api.Violation(
                         resource,
                         at + ("api",),
                         f"external API prefix {ext.api!r} is the local JetStream API; nats-server rejects this stream",
-                        server_error_code=ErrCode.STREAM_EXTERNAL_API_OVERLAP,
+                        server_error_code=api.ErrCode.STREAM_EXTERNAL_API_OVERLAP,
                     )
 
 
-def _origin_subjects(resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> list[str]:
+def _origin_subjects(resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext) -> list[str]:
     """The subjects of the streams in this domain that ``c`` sources and the estate declares (the
     server compares external delivery prefixes with the subjects of the local origins it has)."""
     out: list[str] = []
     for src in c.sources or ():
         origin = ctx.origin_of(resource, src) if src.external is None else None
         if origin is not None:
-            o = stream_config(origin)
+            o = api.stream_config(origin)
             out.extend(o.subjects or ([] if o.mirror is not None or o.sources else [origin.name]))
     return out
 

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_NAME_LEN,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    go_len,
-    is_valid_asset_name,
-)
+from jsops.linter import api
 
 from ._common import UNROUTABLE
 
 
-class StreamInvalidName(StreamRule):
+class StreamInvalidName(api.StreamRule):
     """A stream name the server refuses or cannot even receive.
 
     ## What it does
@@ -57,28 +46,30 @@ class StreamInvalidName(StreamRule):
 
     code = "JS101"
     name = "stream-invalid-name"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         name = resource.name
-        if not is_valid_asset_name(name):
+        if not api.is_valid_asset_name(name):
             if UNROUTABLE.intersection(name):
                 msg = f"stream name {name!r} contains '.' or whitespace: the create request $JS.API.STREAM.CREATE.<name> reaches no handler and times out"
-                code = ErrCode.STREAM_INVALID_CONFIG
+                code = api.ErrCode.STREAM_INVALID_CONFIG
             elif "/" in name or "\\" in name:
                 msg = f"stream name {name!r} contains a path separator; nats-server rejects this stream"
-                code = ErrCode.STREAM_NAME_CONTAINS_PATH_SEPARATORS
+                code = api.ErrCode.STREAM_NAME_CONTAINS_PATH_SEPARATORS
             else:
                 msg = f"stream name {name!r} contains '*' or '>'; nats-server rejects this stream"
-                code = ErrCode.STREAM_INVALID_CONFIG
-            yield Violation(resource, ("name",), msg, server_error_code=code)
-        n = go_len(name)
-        if n > MAX_NAME_LEN:
-            yield Violation(
+                code = api.ErrCode.STREAM_INVALID_CONFIG
+            yield api.Violation(resource, ("name",), msg, server_error_code=code)
+        n = api.go_len(name)
+        if n > api.MAX_NAME_LEN:
+            yield api.Violation(
                 resource,
                 ("name",),
-                f"stream name is {n} bytes long, the maximum is {MAX_NAME_LEN}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                f"stream name is {n} bytes long, the maximum is {api.MAX_NAME_LEN}; nats-server rejects this stream",
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    Resource,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    SubjectIndex,
-    Violation,
-    is_valid_subject,
-    subjects_collide,
-)
+from jsops.linter import api
 
 _PAIRWISE_MAX = 32
 
 
-class StreamInvalidSubjects(StreamRule):
+class StreamInvalidSubjects(api.StreamRule):
     """A stream subject that is not a valid subject, or that overlaps another subject of the same stream.
 
     ## What it does
@@ -57,33 +45,35 @@ class StreamInvalidSubjects(StreamRule):
 
     code = "JS116"
     name = "stream-invalid-subjects"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         subjects = c.subjects
         if not subjects or c.mirror is not None:  # subjects on a mirror: JS118 (10034)
             return
         valid: list[tuple[int, str]] = []
         for i, s in enumerate(subjects):
-            if is_valid_subject(s):
+            if api.is_valid_subject(s):
                 valid.append((i, s))
             else:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     ("subjects", i),
                     f"{s!r} is not a valid subject; nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                    server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                 )
         if len(valid) < 2:
             return
         if len(valid) <= _PAIRWISE_MAX:
             for k, (j, s) in enumerate(valid):
                 for i, earlier in valid[:k]:
-                    if subjects_collide(earlier, s):
+                    if api.subjects_collide(earlier, s):
                         yield self._overlap(resource, i, earlier, j, s)
                         break
             return
-        index: SubjectIndex[int] = SubjectIndex()
+        index: api.SubjectIndex[int] = api.SubjectIndex()
         for j, s in valid:
             hits = [i for _, i in index.colliding(s)]
             if hits:
@@ -92,13 +82,13 @@ class StreamInvalidSubjects(StreamRule):
             index.add(s, j)
 
     @staticmethod
-    def _overlap(resource: Resource, i: int, earlier: str, j: int, s: str) -> Violation:
+    def _overlap(resource: api.Resource, i: int, earlier: str, j: int, s: str) -> api.Violation:
         what = "is listed twice" if earlier == s else f"overlaps with subjects[{i}] {earlier!r}"
-        return Violation(
+        return api.Violation(
             resource,
             ("subjects", j),
             f"subject {s!r} {what}; nats-server rejects this stream",
-            server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+            server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
         )
 
 

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MILLISECOND,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import duration_floor_violations
 
-MIN_MAX_AGE = 100 * MILLISECOND
+MIN_MAX_AGE = 100 * api.MILLISECOND
 
 
-class StreamMaxAgeInvalid(StreamRule):
+class StreamMaxAgeInvalid(api.StreamRule):
     """A stream's max_age is negative or shorter than 100ms.
 
     ## What it does
@@ -52,10 +44,12 @@ class StreamMaxAgeInvalid(StreamRule):
 
     code = "JS106"
     name = "stream-max-age-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
     bucket_words = True
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         return duration_floor_violations(resource, "max_age", cfg.max_age, MIN_MAX_AGE)
 
 

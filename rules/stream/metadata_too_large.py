@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_METADATA_LEN,
-    REQ_LEVEL_METADATA_LEN,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    go_len,
-    metadata_budget,
-)
+from jsops.linter import api
 
 _SERVER_KEYS = frozenset({"_nats.req.level", "_nats.ver", "_nats.level"})
 
 
-class StreamMetadataTooLarge(StreamRule):
+class StreamMetadataTooLarge(api.StreamRule):
     """Stream metadata larger than the server's 128 KiB budget.
 
     ## What it does
@@ -59,29 +47,31 @@ class StreamMetadataTooLarge(StreamRule):
 
     code = "JS104"
     name = "stream-metadata-too-large"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         meta = cfg.metadata
         if not meta:
             return
-        size = sum(go_len(k) + go_len(v) for k, v in meta.items() if k not in _SERVER_KEYS)
-        budget = metadata_budget(ctx.release)
+        size = sum(api.go_len(k) + api.go_len(v) for k, v in meta.items() if k not in _SERVER_KEYS)
+        budget = api.metadata_budget(ctx.release)
         if size > budget:
             entry = (
                 ""
-                if budget == MAX_METADATA_LEN
-                else f"with the server's {REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry "
+                if budget == api.MAX_METADATA_LEN
+                else f"with the server's {api.REQ_LEVEL_METADATA_LEN}-byte _nats.req.level entry "
             )
             yield ctx.refusal(
                 resource,
                 ("metadata",),
-                f"metadata takes {size} bytes (keys plus values); {entry}that exceeds {MAX_METADATA_LEN}; nats-server rejects this stream",
-                ErrCode.STREAM_INVALID_CONFIG,
+                f"metadata takes {size} bytes (keys plus values); {entry}that exceeds {api.MAX_METADATA_LEN}; nats-server rejects this stream",
+                api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 
 StreamMetadataTooLarge.__doc__ = (StreamMetadataTooLarge.__doc__ or "") % (
-    "x" * (MAX_METADATA_LEN - REQ_LEVEL_METADATA_LEN - 3)
+    "x" * (api.MAX_METADATA_LEN - api.REQ_LEVEL_METADATA_LEN - 3)
 )
 RULE = StreamMetadataTooLarge

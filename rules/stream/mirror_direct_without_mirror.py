@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamMirrorDirectWithoutMirror(StreamRule):
+class StreamMirrorDirectWithoutMirror(api.StreamRule):
     """mirror_direct: true on a stream that is not a mirror.
 
     ## What it does
@@ -50,17 +40,19 @@ class StreamMirrorDirectWithoutMirror(StreamRule):
 
     code = "JS115"
     name = "stream-mirror-direct-without-mirror"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.mirror_direct and c.mirror is None:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("mirror_direct",),
                 "mirror_direct is set but the stream has no mirror; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.safe("remove mirror_direct"),
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                fix=api.FixSuggestion.safe("remove mirror_direct"),
             )
 
 

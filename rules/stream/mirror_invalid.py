@@ -4,34 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MIRROR_REFUSES,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    is_valid_asset_name,
-    is_valid_subject,
-    subjects_collide,
-    target_release,
-)
+from jsops.linter import api
 
 from ._common import sourcing_consumer_problem
 
 # (field, err_code, what): settings a mirror cannot have, in the order nats-server checks them (the
 # flags from their home, MIRROR_REFUSES; subject delete markers are checked below, after the mirror's own block).
 _FORBIDDEN = (
-    ("first_seq", ErrCode.MIRROR_WITH_FIRST_SEQ, "a first sequence"),
-    ("subjects", ErrCode.MIRROR_WITH_SUBJECTS, "subjects"),
-    ("sources", ErrCode.MIRROR_WITH_SOURCES, "other sources"),
-    *((r.field, r.err_code, r.what) for r in MIRROR_REFUSES if r.field != "subject_delete_marker_ttl"),
+    ("first_seq", api.ErrCode.MIRROR_WITH_FIRST_SEQ, "a first sequence"),
+    ("subjects", api.ErrCode.MIRROR_WITH_SUBJECTS, "subjects"),
+    ("sources", api.ErrCode.MIRROR_WITH_SOURCES, "other sources"),
+    *((r.field, r.err_code, r.what) for r in api.MIRROR_REFUSES if r.field != "subject_delete_marker_ttl"),
 )
 
 
-class StreamMirrorInvalid(StreamRule):
+class StreamMirrorInvalid(api.StreamRule):
     """A mirror stream with settings only a normal stream can have, or a malformed mirror block.
 
     ## What it does
@@ -76,16 +63,18 @@ class StreamMirrorInvalid(StreamRule):
 
     code = "JS118"
     name = "stream-mirror-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         m = c.mirror
         if m is None:
             return
         for fld, code, what in _FORBIDDEN:
             v = getattr(c, fld)
             if v if not isinstance(v, int) or isinstance(v, bool) else v > 0:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     (fld,),
                     f"a mirror cannot have {what}; nats-server rejects this stream",
@@ -94,64 +83,66 @@ class StreamMirrorInvalid(StreamRule):
         if m.consumer is not None:
             why = sourcing_consumer_problem(m, "mirror")
             if why:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     ("mirror", "consumer"),
                     f"mirror.consumer is invalid: {why}; nats-server rejects this stream",
-                    server_error_code=ErrCode.MIRROR_DURABLE_CONSUMER_CFG_INVALID,
+                    server_error_code=api.ErrCode.MIRROR_DURABLE_CONSUMER_CFG_INVALID,
                 )
         if m.filter_subject and m.subject_transforms:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("mirror", "filter_subject"),
                 "a mirror cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
-                server_error_code=ErrCode.MIRROR_MULTIPLE_FILTERS_NOT_ALLOWED,
+                server_error_code=api.ErrCode.MIRROR_MULTIPLE_FILTERS_NOT_ALLOWED,
             )
         if (c.subject_delete_marker_ttl or 0) > 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("subject_delete_marker_ttl",),
                 "subject delete markers are forbidden on mirrors; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
         trs = m.subject_transforms or []
         from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
 
-        empty_refused = target_release(ctx.target) < EMPTY_SRC_REFUSED_BEFORE  # 2.10: '' is not '>'
+        empty_refused = api.target_release(ctx.target) < EMPTY_SRC_REFUSED_BEFORE  # 2.10: '' is not '>'
         for k, t in enumerate(trs):
-            if (t.src or empty_refused) and not is_valid_subject(t.src):
-                yield Violation(
+            if (t.src or empty_refused) and not api.is_valid_subject(t.src):
+                yield api.Violation(
                     resource,
                     ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                    server_error_code=ErrCode.MIRROR_INVALID_SUBJECT_FILTER,
+                    server_error_code=api.ErrCode.MIRROR_INVALID_SUBJECT_FILTER,
                 )
         for k, t in enumerate(trs):
-            other = next((j for j, u in enumerate(trs) if j != k and subjects_collide(t.src, u.src)), None)
+            other = next((j for j, u in enumerate(trs) if j != k and api.subjects_collide(t.src, u.src)), None)
             if other is not None:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     ("mirror", "subject_transforms", k, "src"),
                     f"mirror transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
-                    server_error_code=ErrCode.MIRROR_OVERLAPPING_SUBJECT_FILTERS,
+                    server_error_code=api.ErrCode.MIRROR_OVERLAPPING_SUBJECT_FILTERS,
                 )
                 break
         name = m.name or ""
-        if m.external is None and not is_valid_asset_name(name):
-            only_separators = is_valid_asset_name(name.replace("/", "_").replace("\\", "_"))  # 2.10, 2.11 allow them
+        if m.external is None and not api.is_valid_asset_name(name):
+            only_separators = api.is_valid_asset_name(
+                name.replace("/", "_").replace("\\", "_")
+            )  # 2.10, 2.11 allow them
             yield ctx.refusal(
                 resource,
                 ("mirror", "name"),
                 f"mirrored stream name {m.name!r} is invalid; nats-server rejects this stream",
-                ErrCode.MIRROR_INVALID_STREAM_NAME,
+                api.ErrCode.MIRROR_INVALID_STREAM_NAME,
                 about="mirror.name:path-separator" if only_separators else None,
             )
-        if m.filter_subject and not is_valid_subject(m.filter_subject):
-            yield Violation(
+        if m.filter_subject and not api.is_valid_subject(m.filter_subject):
+            yield api.Violation(
                 resource,
                 ("mirror", "filter_subject"),
                 f"mirror.filter_subject {m.filter_subject!r} is not a valid subject; nats-server fails to create this stream",
-                server_error_code=ErrCode.STREAM_CREATE,
+                server_error_code=api.ErrCode.STREAM_CREATE,
             )
 
 

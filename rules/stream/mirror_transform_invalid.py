@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    is_valid_subject,
-    target_release,
-)
+from jsops.linter import api
 
 from ._common import destination_problem
 
 
-class StreamMirrorTransformInvalid(StreamRule):
+class StreamMirrorTransformInvalid(api.StreamRule):
     """A mirror's subject_transforms entry whose destination is not a valid mapping of its source.
 
     ## What it does
@@ -63,19 +53,21 @@ class StreamMirrorTransformInvalid(StreamRule):
 
     code = "JS124"
     name = "stream-mirror-transform-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         m = cfg.mirror
         if m is None or not m.subject_transforms:
             return
         from jsops.linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
-        release = target_release(ctx.target)
+        release = api.target_release(ctx.target)
         # 2.10 refuses an empty src (10151, JS118) and only builds the transform (10049)
         old = release < BUILD_ONLY_BEFORE
         for k, t in enumerate(m.subject_transforms):
-            if (t.src or old) and not is_valid_subject(t.src):
+            if (t.src or old) and not api.is_valid_subject(t.src):
                 continue  # 10151, JS118
             why = destination_problem(t.src, t.dest, release)
             if why:
@@ -83,7 +75,7 @@ class StreamMirrorTransformInvalid(StreamRule):
                     resource,
                     ("mirror", "subject_transforms", k, "dest"),
                     f"mirror transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                    ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION,
+                    api.ErrCode.MIRROR_INVALID_TRANSFORM_DESTINATION,
                 )
 
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamPlacementPreferred(StreamRule):
+class StreamPlacementPreferred(api.StreamRule):
     """A stream config sets placement.preferred.
 
     ## What it does
@@ -55,18 +45,20 @@ class StreamPlacementPreferred(StreamRule):
 
     code = "JS120"
     name = "stream-placement-preferred"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         p = cfg.placement
         if p is not None and p.preferred:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("placement", "preferred"),
                 "placement.preferred is not permitted in a stream config; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.safe("remove placement.preferred"),
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                fix=api.FixSuggestion.safe("remove placement.preferred"),
             )
 
 

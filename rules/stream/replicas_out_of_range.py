@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_REPLICAS,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamReplicasOutOfRange(StreamRule):
+class StreamReplicasOutOfRange(api.StreamRule):
     """A stream's num_replicas is negative or above 5.
 
     ## What it does
@@ -51,29 +40,31 @@ class StreamReplicasOutOfRange(StreamRule):
 
     code = "JS105"
     name = "stream-replicas-out-of-range"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     bucket_words = True
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         r = cfg.num_replicas
         if r is None:
             return
-        if r > MAX_REPLICAS:
-            yield Violation(
+        if r > api.MAX_REPLICAS:
+            yield api.Violation(
                 resource,
                 ("num_replicas",),
-                f"{resource.word('num_replicas')} {r} is above the maximum of {MAX_REPLICAS}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to {MAX_REPLICAS} or fewer"),
+                f"{resource.word('num_replicas')} {r} is above the maximum of {api.MAX_REPLICAS}; nats-server rejects this stream",
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                fix=api.FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to {api.MAX_REPLICAS} or fewer"),
             )
         elif r < 0:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("num_replicas",),
                 f"{resource.word('num_replicas')} {r} is negative; nats-server rejects this stream",
-                server_error_code=ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE,
-                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 1 or more"),
+                server_error_code=api.ErrCode.REPLICAS_COUNT_CANNOT_BE_NEGATIVE,
+                fix=api.FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 1 or more"),
             )
 
 

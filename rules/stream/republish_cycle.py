@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    IMPLICIT_REPUBLISH_SINCE,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    subjects_collide,
-    target_release,
-)
+from jsops.linter import api
 
 
-class StreamRepublishCycle(StreamRule):
+class StreamRepublishCycle(api.StreamRule):
     """A stream republishes onto its own subjects.
 
     ## What it does
@@ -58,24 +47,26 @@ class StreamRepublishCycle(StreamRule):
 
     code = "JS119"
     name = "stream-republish-cycle"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.republish is None:
             return
         eff = ctx.effective(resource)
         if eff.republish is None:
             return
         dest = eff.republish.dest
-        if target_release(ctx.target) < IMPLICIT_REPUBLISH_SINCE:
+        if api.target_release(ctx.target) < api.IMPLICIT_REPUBLISH_SINCE:
             dest = cfg.republish.dest  # 2.10 checks the destination as written (no implicit republish)
         for s in eff.subjects:
-            if subjects_collide(dest, s):
-                yield Violation(
+            if api.subjects_collide(dest, s):
+                yield api.Violation(
                     resource,
                     ("republish", "dest"),
                     f"republish destination {dest!r} overlaps stream subject {s!r} and forms a cycle; nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                    server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                 )
                 return
 

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    target_release,
-)
+from jsops.linter import api
 
 
-class StreamRepublishTransformInvalid(StreamRule):
+class StreamRepublishTransformInvalid(api.StreamRule):
     """A republish whose destination is not a valid transform of its source.
 
     ## What it does
@@ -57,9 +48,11 @@ class StreamRepublishTransformInvalid(StreamRule):
 
     code = "JS126"
     name = "stream-republish-transform-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.republish is None:
             return
         from jsops.linter.api import (
@@ -69,13 +62,13 @@ class StreamRepublishTransformInvalid(StreamRule):
         r = ctx.effective(resource).republish
         if r is None:
             return
-        why = transform_problem(r.src, r.dest, target_release(ctx.target))
+        why = transform_problem(r.src, r.dest, api.target_release(ctx.target))
         if why:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("republish", "dest"),
                 f"republish {r.src!r} -> {r.dest!r} is not a valid transform ({why}); nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

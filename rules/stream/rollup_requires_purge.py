@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamRollupRequiresPurge(StreamRule):
+class StreamRollupRequiresPurge(api.StreamRule):
     """A stream allows roll-ups but denies purges.
 
     ## What it does
@@ -48,15 +40,17 @@ class StreamRollupRequiresPurge(StreamRule):
 
     code = "JS108"
     name = "stream-rollup-requires-purge"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.deny_purge and c.allow_rollup_hdrs:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("deny_purge",),
                 "allow_rollup_hdrs needs purges, but deny_purge is true; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

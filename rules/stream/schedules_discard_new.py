@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamSchedulesDiscardNew(StreamRule):
+class StreamSchedulesDiscardNew(api.StreamRule):
     """A stream with message schedules uses discard new.
 
     ## What it does
@@ -47,15 +39,17 @@ class StreamSchedulesDiscardNew(StreamRule):
 
     code = "JS112"
     name = "stream-schedules-discard-new"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if c.allow_msg_schedules and c.discard == "new":
             yield ctx.refusal(
                 resource,
                 ("discard",),
                 "message scheduling cannot use discard new; nats-server rejects this stream",
-                ErrCode.STREAM_INVALID_CONFIG,
+                api.ErrCode.STREAM_INVALID_CONFIG,
                 about="allow_msg_schedules:discard-new",
             )
 

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    CREATE_ONLY,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class StreamSealedOnCreate(StreamRule):
+class StreamSealedOnCreate(api.StreamRule):
     """A stream manifest says sealed: true.
 
     ## What it does
@@ -50,17 +41,21 @@ class StreamSealedOnCreate(StreamRule):
     """
 
     code = "JS114"
-    applies_to = CREATE_ONLY  # the server refuses ``sealed`` only in STREAM.CREATE; sealing an existing stream is an update it accepts
+    applies_to = (
+        api.CREATE_ONLY
+    )  # the server refuses ``sealed`` only in STREAM.CREATE; sealing an existing stream is an update it accepts
     name = "stream-sealed-on-create"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if cfg.sealed:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("sealed",),
                 "a stream cannot be created sealed; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
             )
 
 

@@ -4,25 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    EXTERNAL_SOURCE_CHECKS_SINCE,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    StreamSource,
-    Version,
-    Violation,
-    format_version,
-    is_valid_asset_name,
-    is_valid_subject,
-    target_release,
-)
+from jsops.linter import api
 
 
-class StreamSourceTransformInvalid(StreamRule):
+class StreamSourceTransformInvalid(api.StreamRule):
     """A source's subject_transforms entry whose destination is not a valid mapping of its source.
 
     ## What it does
@@ -69,24 +54,26 @@ class StreamSourceTransformInvalid(StreamRule):
 
     code = "JS125"
     name = "stream-source-transform-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         if not c.sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
         from jsops.linter.api import BUILD_ONLY_BEFORE, mapping_stage  # imported on first use
 
-        release = target_release(ctx.target)
+        release = api.target_release(ctx.target)
         old = release < BUILD_ONLY_BEFORE
 
         for i, src in enumerate(c.sources):
-            if not src.subject_transforms or not is_valid_asset_name(src.name or ""):
+            if not src.subject_transforms or not api.is_valid_asset_name(src.name or ""):
                 continue
-            if src.external is not None and release < EXTERNAL_SOURCE_CHECKS_SINCE:
+            if src.external is not None and release < api.EXTERNAL_SOURCE_CHECKS_SINCE:
                 yield from _built_only(resource, i, src, release)
                 continue
             for k, t in enumerate(src.subject_transforms):
-                bad_src = (t.src or old) and not is_valid_subject(t.src)
+                bad_src = (t.src or old) and not api.is_valid_subject(t.src)
                 if bad_src and not old:
                     continue  # 10145, JS121
                 found = mapping_stage(t.src, t.dest, release)
@@ -95,36 +82,38 @@ class StreamSourceTransformInvalid(StreamRule):
                 if found is None or (bad_src and found[0] != "validate"):
                     continue
                 stage, why = found
-                yield Violation(
+                yield api.Violation(
                     resource,
                     ("sources", i, "subject_transforms", k, "dest"),
                     f"source transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_CREATE
+                    server_error_code=api.ErrCode.STREAM_CREATE
                     if old and stage == "build"
-                    else ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
+                    else api.ErrCode.SOURCE_INVALID_TRANSFORM_DESTINATION,
                 )
 
 
-def _built_only(resource: StreamResource, i: int, src: StreamSource, release: Version) -> Iterator[Violation]:
+def _built_only(
+    resource: api.StreamResource, i: int, src: api.StreamSource, release: api.Version
+) -> Iterator[api.Violation]:
     """An external source before 2.12: its transforms are not checked, only built when the stream
     starts (an empty src reads as '>'); one that does not build fails the create with 10049."""
     from jsops.linter.api import transform_problem  # imported on first use
 
     for k, t in enumerate(src.subject_transforms or ()):
-        if not t.dest and (not t.src or is_valid_subject(t.src)):
+        if not t.dest and (not t.src or api.is_valid_subject(t.src)):
             continue  # no mapping: nothing to build
         why = (
             transform_problem(t.src or ">", t.dest, release)
-            if is_valid_subject(t.src or ">")
+            if api.is_valid_subject(t.src or ">")
             else f"source {t.src!r} is not a valid subject"
         )
         if why:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("sources", i, "subject_transforms", k),
                 f"external source transform {t.src or '>'!r} -> {t.dest!r} does not build ({why}); nats-server "
-                f"{format_version(release)} fails to create this stream",
-                server_error_code=ErrCode.STREAM_CREATE,
+                f"{api.format_version(release)} fails to create this stream",
+                server_error_code=api.ErrCode.STREAM_CREATE,
             )
             return
 

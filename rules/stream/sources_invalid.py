@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    EXTERNAL_SOURCE_CHECKS_SINCE,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    StreamSource,
-    Violation,
-    is_subset_match,
-    is_valid_asset_name,
-    is_valid_subject,
-)
+from jsops.linter import api
 
 from ._common import sourcing_consumer_problem
 
 
-def _identity(src: StreamSource) -> str:
+def _identity(src: api.StreamSource) -> str:
     """The server's source identity (``composeIName``): name, external API prefix, consumer name,
     and the filter or the transforms (empty parts read as ``>``)."""
     ident = src.name or ""
@@ -37,7 +24,7 @@ def _identity(src: StreamSource) -> str:
     return f"{ident} {srcs} {dests}"
 
 
-class StreamSourcesInvalid(StreamRule):
+class StreamSourcesInvalid(api.StreamRule):
     """A malformed `sources` list.
 
     ## What it does
@@ -86,18 +73,20 @@ class StreamSourcesInvalid(StreamRule):
 
     code = "JS121"
     name = "stream-sources-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         sources = c.sources
         if not sources or c.mirror is not None:  # sources on a mirror: JS118 (10031)
             return
         if c.allow_msg_schedules:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("allow_msg_schedules",),
                 "a stream with sources cannot schedule messages; nats-server rejects this stream",
-                server_error_code=ErrCode.SOURCE_WITH_MSG_SCHEDULES,
+                server_error_code=api.ErrCode.SOURCE_WITH_MSG_SCHEDULES,
             )
 
         seen: dict[str, int] = {}
@@ -105,34 +94,34 @@ class StreamSourcesInvalid(StreamRule):
         for i, src in enumerate(sources):
             at = ("sources", i)
             name = src.name or ""
-            if not is_valid_asset_name(name):
+            if not api.is_valid_asset_name(name):
                 # 2.10 and 2.11 allow '/' and '\\' in it (advice for them, the other checks go on)
-                only_separators = is_valid_asset_name(name.replace("/", "_").replace("\\", "_"))
+                only_separators = api.is_valid_asset_name(name.replace("/", "_").replace("\\", "_"))
                 refused = ctx.refusal(
                     resource,
                     at + ("name",),
                     f"sourced stream name {src.name!r} is invalid; nats-server rejects this stream",
-                    ErrCode.SOURCE_INVALID_STREAM_NAME,
+                    api.ErrCode.SOURCE_INVALID_STREAM_NAME,
                     about="sources.name:path-separator" if only_separators else None,
                 )
                 yield refused
                 if refused.server_error_code is not None:
                     continue
             external = "sources.external" if src.external is not None else None
-            if src.filter_subject and not is_valid_subject(src.filter_subject):
-                yield Violation(
+            if src.filter_subject and not api.is_valid_subject(src.filter_subject):
+                yield api.Violation(
                     resource,
                     at + ("filter_subject",),
                     f"sources[{i}].filter_subject {src.filter_subject!r} is not a valid subject; nats-server fails to create this stream",
-                    server_error_code=ErrCode.STREAM_CREATE,
+                    server_error_code=api.ErrCode.STREAM_CREATE,
                 )
             ident = _identity(src)
             if ident in seen:
-                yield Violation(
+                yield api.Violation(
                     resource,
                     at,
                     f"sources[{i}] duplicates sources[{seen[ident]}]; nats-server rejects this stream",
-                    server_error_code=ErrCode.SOURCE_DUPLICATE_DETECTED,
+                    server_error_code=api.ErrCode.SOURCE_DUPLICATE_DETECTED,
                 )
             else:
                 seen[ident] = i
@@ -142,7 +131,7 @@ class StreamSourcesInvalid(StreamRule):
                     resource,
                     at + ("filter_subject",),
                     "a source cannot have both filter_subject and subject_transforms; nats-server rejects this stream",
-                    ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED,
+                    api.ErrCode.SOURCE_MULTIPLE_FILTERS_NOT_ALLOWED,
                     about=external,
                 )
             yield from _transform_problems(resource, at, src, ctx, external)
@@ -150,27 +139,27 @@ class StreamSourcesInvalid(StreamRule):
             if cons is not None:
                 why = sourcing_consumer_problem(src, "source")
                 if why:
-                    yield Violation(
+                    yield api.Violation(
                         resource,
                         at + ("consumer",),
                         f"sources[{i}].consumer is invalid: {why}; nats-server rejects this stream",
-                        server_error_code=ErrCode.SOURCE_DURABLE_CONSUMER_CFG_INVALID,
+                        server_error_code=api.ErrCode.SOURCE_DURABLE_CONSUMER_CFG_INVALID,
                     )
                 key = (src.name or "", src.external.api if src.external is not None else "", cons.name or "")
                 if key in consumers:
-                    yield Violation(
+                    yield api.Violation(
                         resource,
                         at + ("consumer", "name"),
                         f"sources[{i}] reuses the consumer {cons.name!r} of sources[{consumers[key]}] on the same stream; nats-server rejects this stream",
-                        server_error_code=ErrCode.SOURCE_DURABLE_CONSUMER_DUPLICATE_DETECTED,
+                        server_error_code=api.ErrCode.SOURCE_DURABLE_CONSUMER_DUPLICATE_DETECTED,
                     )
                 else:
                     consumers[key] = i
 
 
 def _transform_problems(
-    resource: StreamResource, at: tuple[str, int], src: StreamSource, ctx: RuleContext, external: str | None
-) -> Iterator[Violation]:
+    resource: api.StreamResource, at: tuple[str, int], src: api.StreamSource, ctx: api.RuleContext, external: str | None
+) -> Iterator[api.Violation]:
     """A source's subject transforms: each source a valid subject, no two overlapping. (Before
     2.12 an external source's transforms are only built: JS122 predicts that.)"""
     from jsops.linter.api import EMPTY_SRC_REFUSED_BEFORE
@@ -178,23 +167,23 @@ def _transform_problems(
     release = ctx.release
     trs = src.subject_transforms or []
     # before 2.12 an external source's transform sources are not checked: an invalid one fails the build (10049, JS122)
-    checked = [] if external and release < EXTERNAL_SOURCE_CHECKS_SINCE else trs
+    checked = [] if external and release < api.EXTERNAL_SOURCE_CHECKS_SINCE else trs
     for k, t in enumerate(checked):
-        if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not is_valid_subject(t.src):
-            yield Violation(
+        if (t.src or release < EMPTY_SRC_REFUSED_BEFORE) and not api.is_valid_subject(t.src):
+            yield api.Violation(
                 resource,
                 at + ("subject_transforms", k, "src"),
                 f"transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                server_error_code=ErrCode.SOURCE_INVALID_SUBJECT_FILTER,
+                server_error_code=api.ErrCode.SOURCE_INVALID_SUBJECT_FILTER,
             )
     for k, t in enumerate(trs):
-        other = next((m for m, u in enumerate(trs) if m != k and is_subset_match(t.src, u.src)), None)
+        other = next((m for m, u in enumerate(trs) if m != k and api.is_subset_match(t.src, u.src)), None)
         if other is not None:
             yield ctx.refusal(
                 resource,
                 at + ("subject_transforms", k, "src"),
                 f"transform source {t.src!r} overlaps subject_transforms[{other}]; nats-server rejects this stream",
-                ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
+                api.ErrCode.SOURCE_OVERLAPPING_SUBJECT_FILTERS,
                 about=external,
             )
             break

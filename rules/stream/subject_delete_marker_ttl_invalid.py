@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    SECOND,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 from ._common import duration_floor_violations
 
 
-class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
+class StreamSubjectDeleteMarkerTtlInvalid(api.StreamRule):
     """A stream's subject_delete_marker_ttl is negative or shorter than 1s.
 
     ## What it does
@@ -52,17 +42,19 @@ class StreamSubjectDeleteMarkerTtlInvalid(StreamRule):
 
     code = "JS111"
     name = "stream-subject-delete-marker-ttl-invalid"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.SOMETIMES
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.SOMETIMES
     bucket_words = True
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         return duration_floor_violations(
             resource,
             "subject_delete_marker_ttl",
             cfg.subject_delete_marker_ttl,
-            SECOND,
-            short_fix=FixSuggestion.safe(f"set {resource.word('subject_delete_marker_ttl')} to 1s"),
+            api.SECOND,
+            short_fix=api.FixSuggestion.safe(f"set {resource.word('subject_delete_marker_ttl')} to 1s"),
         )
 
 

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    is_valid_subject,
-    target_release,
-)
+from jsops.linter import api
 
 from ._common import destination_problem
 
 
-class StreamSubjectTransformInvalid(StreamRule):
+class StreamSubjectTransformInvalid(api.StreamRule):
     """A stream's subject_transform that nats-server cannot build.
 
     ## What it does
@@ -63,23 +53,25 @@ class StreamSubjectTransformInvalid(StreamRule):
 
     code = "JS123"
     name = "stream-subject-transform-invalid"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         t = cfg.subject_transform
         if t is None:
             return
         from jsops.linter.api import BUILD_ONLY_BEFORE  # imported on first use
 
-        release = target_release(ctx.target)
+        release = api.target_release(ctx.target)
         if (
-            t.src and not is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE)
+            t.src and not api.is_valid_subject(t.src) and (t.dest or release >= BUILD_ONLY_BEFORE)
         ):  # 2.10: no dest, no check
             yield ctx.refusal(
                 resource,
                 ("subject_transform", "src"),
                 f"subject_transform source {t.src!r} is not a valid subject; nats-server rejects this stream",
-                ErrCode.STREAM_TRANSFORM_INVALID_SOURCE,
+                api.ErrCode.STREAM_TRANSFORM_INVALID_SOURCE,
             )
             return
         # 2.10 only builds the transform (whitespace and left()/right() pass); 10049 there
@@ -89,7 +81,7 @@ class StreamSubjectTransformInvalid(StreamRule):
                 resource,
                 ("subject_transform", "dest"),
                 f"subject_transform {t.src or '>'!r} -> {t.dest!r} is not a valid mapping ({why}); nats-server rejects this stream",
-                ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION,
+                api.ErrCode.STREAM_TRANSFORM_INVALID_DESTINATION,
             )
 
 

@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    is_subset_match,
-    is_valid_subject,
-    subjects_collide,
-    target_release,
-)
+from jsops.linter import api
 
 _JS_NAMESPACES = ("$JS.>", "$JSC.>", "$NRG.>")
 # Before 2.11 the server refuses only subjects inside $JS.>, $JSC.> or $SYS.> (a wildcard subject
@@ -26,7 +14,7 @@ _JS_NAMESPACES_BEFORE = ("$JS.>", "$JSC.>")
 _WATCHED_FIRST_TOKENS = frozenset({"$JS", "$JSC", "$NRG", "$SYS"})
 
 
-class StreamSubjectsRequireNoAck(StreamRule):
+class StreamSubjectsRequireNoAck(api.StreamRule):
     """A stream captures `>` or the JetStream/system API subjects without no_ack.
 
     ## What it does
@@ -66,9 +54,11 @@ class StreamSubjectsRequireNoAck(StreamRule):
 
     code = "JS117"
     name = "stream-subjects-require-no-ack"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         subjects = c.subjects
         if not subjects or c.mirror is not None:
             return
@@ -76,25 +66,25 @@ class StreamSubjectsRequireNoAck(StreamRule):
         replicas = c.num_replicas or 1
         namespaces: tuple[str, ...]
         hits: Callable[[str, str], bool]
-        if target_release(ctx.target) < OVERLAP_CHECK_SINCE:
-            namespaces, hits = _JS_NAMESPACES_BEFORE, is_subset_match
+        if api.target_release(ctx.target) < OVERLAP_CHECK_SINCE:
+            namespaces, hits = _JS_NAMESPACES_BEFORE, api.is_subset_match
         else:
-            namespaces, hits = _JS_NAMESPACES, subjects_collide
+            namespaces, hits = _JS_NAMESPACES, api.subjects_collide
         for i, s in enumerate(subjects):
             if s == ">":
                 if not no_ack:
-                    yield Violation(
+                    yield api.Violation(
                         resource,
                         ("subjects", i),
                         "capturing all subjects ('>') requires no_ack: true; nats-server rejects this stream",
-                        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                        server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                     )
                 elif replicas > 1:
-                    yield Violation(
+                    yield api.Violation(
                         resource,
                         ("subjects", i),
                         f"capturing all subjects ('>') requires num_replicas 1 (it is {replicas}); nats-server rejects this stream",
-                        server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                        server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                     )
                 continue
             if no_ack:
@@ -102,21 +92,21 @@ class StreamSubjectsRequireNoAck(StreamRule):
             first = s.split(".", 1)[0]
             if first not in _WATCHED_FIRST_TOKENS and first[:1] not in ("*", ">"):
                 continue
-            if not is_valid_subject(s):
+            if not api.is_valid_subject(s):
                 continue  # JS116
-            if any(hits(s, ns) for ns in namespaces) and not is_subset_match(s, "$JS.EVENT.>"):
-                yield Violation(
+            if any(hits(s, ns) for ns in namespaces) and not api.is_subset_match(s, "$JS.EVENT.>"):
+                yield api.Violation(
                     resource,
                     ("subjects", i),
                     f"subject {s!r} overlaps the JetStream API ($JS.>, $JSC.>, $NRG.>) and requires no_ack: true; nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                    server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                 )
-            elif hits(s, "$SYS.>") and not is_subset_match(s, "$SYS.ACCOUNT.>"):
-                yield Violation(
+            elif hits(s, "$SYS.>") and not api.is_subset_match(s, "$SYS.ACCOUNT.>"):
+                yield api.Violation(
                     resource,
                     ("subjects", i),
                     f"subject {s!r} overlaps the system API ($SYS.>) and requires no_ack: true; nats-server rejects this stream",
-                    server_error_code=ErrCode.STREAM_INVALID_CONFIG,
+                    server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
                 )
 
 

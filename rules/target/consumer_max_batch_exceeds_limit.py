@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ConsumerConfig,
-    ConsumerResource,
-    ConsumerRule,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    Violation,
-)
+from jsops.linter import api
 
 
-class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
+class TargetConsumerMaxBatchExceedsLimit(api.ConsumerRule):
     """A pull consumer's max_batch is above the server's `jetstream.limits.max_request_batch`.
 
     ## What it does
@@ -32,11 +22,6 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
     ## Example
     ```yaml
     apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
-    apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
     spec: {max_batch: 500}
@@ -44,11 +29,6 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
 
     ## Use instead
     ```yaml
-    apiVersion: jsops/v1
-    kind: Stream
-    metadata: {name: ORDERS}
-    spec: {subjects: ["orders.>"]}
-    ---
     apiVersion: jsops/v1
     kind: Consumer
     metadata: {name: worker, stream: ORDERS}
@@ -61,23 +41,23 @@ class TargetConsumerMaxBatchExceedsLimit(ConsumerRule):
 
     code = "JS314"
     name = "target-consumer-max-batch-exceeds-limit"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     example_target = {"limits": {"max_request_batch": 50}}
 
     def check_consumer(
-        self, resource: ConsumerResource, config: ConsumerConfig, ctx: RuleContext
-    ) -> Iterator[Violation]:
+        self, resource: api.ConsumerResource, config: api.ConsumerConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         limit = ctx.target.limits.max_request_batch or 0
         cfg = config
         batch = cfg.max_batch or 0
         if limit > 0 and not cfg.deliver_subject and batch > limit:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("max_batch",),
                 f"max_batch {batch} exceeds the server's max_request_batch of {limit}; nats-server rejects this consumer",
-                server_error_code=ErrCode.CONSUMER_MAX_REQUEST_BATCH_EXCEEDED,
-                fix=FixSuggestion.safe(f"set max_batch to {limit}"),
+                server_error_code=api.ErrCode.CONSUMER_MAX_REQUEST_BATCH_EXCEEDED,
+                fix=api.FixSuggestion.safe(f"set max_batch to {limit}"),
             )
 
 

@@ -5,29 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from jsops.linter.api import (
-    CONSUMER_FIELDS,
-    CONSUMER_FIELDS_REMOVED,
-    ENUM_VALUES,
-    PLACEMENT_FIELDS,
-    STREAM_FIELDS,
-    STREAM_FIELDS_REMOVED,
-    STREAM_SOURCE_FIELDS,
-    STRICT_JSON_DEFAULT,
-    ErrCode,
-    FieldPath,
-    FixAvailability,
-    FixSuggestion,
-    Resource,
-    Rule,
-    RuleContext,
-    Severity,
-    Version,
-    Violation,
-    format_version,
-    parse_version,
-    stream_config,
-)
+from jsops.linter import api
 
 
 def _set(value: object) -> bool:
@@ -35,7 +13,7 @@ def _set(value: object) -> bool:
     return value is not None and value is not False and value != 0 and value != "" and value != [] and value != {}
 
 
-class TargetFieldNewerThanServer(Rule):
+class TargetFieldNewerThanServer(api.Rule):
     """A manifest uses a field or value that the target's nats-server version does not know.
 
     ## What it does
@@ -75,19 +53,19 @@ class TargetFieldNewerThanServer(Rule):
 
     code = "JS311"
     name = "target-field-newer-than-server"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     kinds = frozenset({"Stream", "Consumer"})
     example_target = {"server_version": "2.12.0"}
     sees_dropped_fields = True  # the other rules judge the object without the dropped fields
 
-    def check(self, resource: Resource, ctx: RuleContext) -> Iterator[Violation]:
+    def check(self, resource: api.Resource, ctx: api.RuleContext) -> Iterator[api.Violation]:
         yield from self._removed_fields(resource, ctx.release)  # the newest release's answer without a target
-        version = parse_version(ctx.target.server_version)
+        version = api.parse_version(ctx.target.server_version)
         if version is None:
             return
         cfg = resource.config
-        table = STREAM_FIELDS if resource.kind == "Stream" else CONSUMER_FIELDS
+        table = api.STREAM_FIELDS if resource.kind == "Stream" else api.CONSUMER_FIELDS
         for field in cfg.model_fields_set:
             value = getattr(cfg, field)
             if not _set(value):
@@ -95,20 +73,20 @@ class TargetFieldNewerThanServer(Rule):
             since = table.get(field)
             if since is not None and since > version:
                 yield self._violation(
-                    resource, (field,), f"field {field}", since, version, strict=version >= STRICT_JSON_DEFAULT
+                    resource, (field,), f"field {field}", since, version, strict=version >= api.STRICT_JSON_DEFAULT
                 )
                 continue
             if isinstance(value, str):
-                since = ENUM_VALUES.get((resource.kind, field, value))
+                since = api.ENUM_VALUES.get((resource.kind, field, value))
                 if since is not None and since > version:
                     yield self._violation(resource, (field,), f"{field}: {value}", since, version, strict=True)
         if resource.kind == "Stream":
-            entries: list[tuple[FieldPath, Any]] = []
-            scfg = stream_config(resource)
+            entries: list[tuple[api.FieldPath, Any]] = []
+            scfg = api.stream_config(resource)
             placement = scfg.placement
             if placement is not None:
                 for field in placement.model_fields_set:
-                    since = PLACEMENT_FIELDS.get(field)
+                    since = api.PLACEMENT_FIELDS.get(field)
                     if since is not None and since > version and _set(getattr(placement, field)):
                         yield self._violation(
                             resource,
@@ -116,14 +94,14 @@ class TargetFieldNewerThanServer(Rule):
                             f"field placement.{field}",
                             since,
                             version,
-                            strict=version >= STRICT_JSON_DEFAULT,
+                            strict=version >= api.STRICT_JSON_DEFAULT,
                         )
             if scfg.mirror is not None:
                 entries.append((("mirror",), scfg.mirror))
             entries.extend((("sources", i), s) for i, s in enumerate(scfg.sources or []) if s is not None)
             for path, src in entries:
                 for field in src.model_fields_set:
-                    since = STREAM_SOURCE_FIELDS.get(field)
+                    since = api.STREAM_SOURCE_FIELDS.get(field)
                     if since is not None and since > version and _set(getattr(src, field)):
                         where = ".".join(str(p) for p in (*path, field))
                         yield self._violation(
@@ -132,49 +110,56 @@ class TargetFieldNewerThanServer(Rule):
                             f"field {where}",
                             since,
                             version,
-                            strict=version >= STRICT_JSON_DEFAULT,
+                            strict=version >= api.STRICT_JSON_DEFAULT,
                         )
 
-    def _removed_fields(self, resource: Resource, release: Version) -> Iterator[Violation]:
+    def _removed_fields(self, resource: api.Resource, release: api.Version) -> Iterator[api.Violation]:
         """The fields set that ``release`` no longer decodes (a field the server dropped)."""
-        removed_in = STREAM_FIELDS_REMOVED if resource.kind == "Stream" else CONSUMER_FIELDS_REMOVED
+        removed_in = api.STREAM_FIELDS_REMOVED if resource.kind == "Stream" else api.CONSUMER_FIELDS_REMOVED
         for field in sorted(resource.config.model_fields_set & removed_in.keys()):
             removed = removed_in[field]
             if removed <= release and _set(getattr(resource.config, field)):
-                yield self._removed(resource, (field,), removed, release, strict=release >= STRICT_JSON_DEFAULT)
+                yield self._removed(resource, (field,), removed, release, strict=release >= api.STRICT_JSON_DEFAULT)
 
     def _removed(
-        self, resource: Resource, path: FieldPath, removed: Version, version: Version, *, strict: bool
-    ) -> Violation:
-        what, target = ".".join(str(p) for p in path), format_version(version)
-        known = f"field {what} was removed in nats-server {format_version(removed)}; the target runs {target}"
+        self, resource: api.Resource, path: api.FieldPath, removed: api.Version, version: api.Version, *, strict: bool
+    ) -> api.Violation:
+        what, target = ".".join(str(p) for p in path), api.format_version(version)
+        known = f"field {what} was removed in nats-server {api.format_version(removed)}; the target runs {target}"
         msg = f"{known}, which rejects it as invalid JSON" if strict else f"{known}, which silently drops it"
-        return Violation(
+        return api.Violation(
             resource,
             path,
             msg,
-            server_error_code=ErrCode.INVALID_JSON if strict else None,
-            fix=FixSuggestion.unsafe(f"remove {what}"),
+            server_error_code=api.ErrCode.INVALID_JSON if strict else None,
+            fix=api.FixSuggestion.unsafe(f"remove {what}"),
             key=True,
-            severity=None if strict else Severity.WARNING,
+            severity=None if strict else api.Severity.WARNING,
         )
 
     def _violation(
-        self, resource: Resource, path: FieldPath, what: str, since: Version, version: Version, *, strict: bool
-    ) -> Violation:
-        target = format_version(version)
+        self,
+        resource: api.Resource,
+        path: api.FieldPath,
+        what: str,
+        since: api.Version,
+        version: api.Version,
+        *,
+        strict: bool,
+    ) -> api.Violation:
+        target = api.format_version(version)
         if strict:
-            msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which rejects it as invalid JSON"
+            msg = f"{what} needs nats-server {api.format_version(since)} or newer; the target runs {target}, which rejects it as invalid JSON"
         else:
-            msg = f"{what} needs nats-server {format_version(since)} or newer; the target runs {target}, which silently drops it"
-        return Violation(
+            msg = f"{what} needs nats-server {api.format_version(since)} or newer; the target runs {target}, which silently drops it"
+        return api.Violation(
             resource,
             path,
             msg,
-            server_error_code=ErrCode.INVALID_JSON if strict else None,
-            fix=FixSuggestion.unsafe(f"upgrade the servers to {format_version(since)} or remove it"),
+            server_error_code=api.ErrCode.INVALID_JSON if strict else None,
+            fix=api.FixSuggestion.unsafe(f"upgrade the servers to {api.format_version(since)} or remove it"),
             key=True,
-            severity=None if strict else Severity.WARNING,
+            severity=None if strict else api.Severity.WARNING,
         )
 
 

@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    format_duration,
-)
+from jsops.linter import api
 
 
-class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
+class TargetStreamDuplicateWindowExceedsLimit(api.StreamRule):
     """A stream's duplicate_window is longer than the server's `jetstream.limits.duplicate_window`.
 
     ## What it does
@@ -53,22 +42,24 @@ class TargetStreamDuplicateWindowExceedsLimit(StreamRule):
 
     code = "JS312"
     name = "target-stream-duplicate-window-exceeds-limit"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     example_target = {"limits": {"duplicate_window": "1m"}}
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         limit = ctx.target.limits.duplicate_window or 0
         if limit <= 0:
             return
         dup = ctx.effective(resource).duplicate_window
         if dup > limit:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("duplicate_window",),
-                f"duplicate_window {format_duration(dup)} is larger than the server limit of {format_duration(limit)}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_INVALID_CONFIG,
-                fix=FixSuggestion.safe(f"set duplicate_window to {format_duration(limit)}"),
+                f"duplicate_window {api.format_duration(dup)} is larger than the server limit of {api.format_duration(limit)}; nats-server rejects this stream",
+                server_error_code=api.ErrCode.STREAM_INVALID_CONFIG,
+                fix=api.FixSuggestion.safe(f"set duplicate_window to {api.format_duration(limit)}"),
             )
 
 

@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    format_size,
-)
+from jsops.linter import api
 
 
-class TargetStreamMaxBytesLimits(StreamRule):
+class TargetStreamMaxBytesLimits(api.StreamRule):
     """A stream's max_bytes does not meet the target account's per-stream byte limits.
 
     ## What it does
@@ -54,34 +43,36 @@ class TargetStreamMaxBytesLimits(StreamRule):
 
     code = "JS313"
     name = "target-stream-max-bytes-limits"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     example_target = {"account": {"max_bytes_required": True}}
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         acc = ctx.target.account
         eff = ctx.effective(resource)
         max_bytes = eff.max_bytes
         memory = eff.storage == "memory"
         cap = (acc.mem_max_stream_bytes if memory else acc.disk_max_stream_bytes) or 0
         if acc.max_bytes_required and max_bytes <= 0:
-            hint = f" (at most {format_size(cap)})" if cap > 0 else ""
-            yield Violation(
+            hint = f" (at most {api.format_size(cap)})" if cap > 0 else ""
+            yield api.Violation(
                 resource,
                 ("max_bytes",),
                 f"the target account requires every stream to set max_bytes{hint}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_MAX_BYTES_REQUIRED,
-                fix=FixSuggestion.unsafe("set max_bytes" + hint),
+                server_error_code=api.ErrCode.STREAM_MAX_BYTES_REQUIRED,
+                fix=api.FixSuggestion.unsafe("set max_bytes" + hint),
                 key=cfg.max_bytes is None,
             )
         elif cap > 0 and max_bytes > cap:
             which = "mem_max_stream_bytes" if memory else "disk_max_stream_bytes"
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("max_bytes",),
-                f"max_bytes {format_size(max_bytes)} exceeds the account's {which} of {format_size(cap)}; nats-server rejects this stream",
-                server_error_code=ErrCode.STREAM_MAX_STREAM_BYTES_EXCEEDED,
-                fix=FixSuggestion.unsafe(f"set max_bytes to {format_size(cap)} or less"),
+                f"max_bytes {api.format_size(max_bytes)} exceeds the account's {which} of {api.format_size(cap)}; nats-server rejects this stream",
+                server_error_code=api.ErrCode.STREAM_MAX_STREAM_BYTES_EXCEEDED,
+                fix=api.FixSuggestion.unsafe(f"set max_bytes to {api.format_size(cap)} or less"),
             )
 
 

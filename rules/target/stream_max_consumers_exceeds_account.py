@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-    refusals,
-)
+from jsops.linter import api
 
 
-class TargetStreamMaxConsumersExceedsAccount(StreamRule):
+class TargetStreamMaxConsumersExceedsAccount(api.StreamRule):
     """A stream's max_consumers is above the target account's max_consumers.
 
     ## What it does
@@ -50,20 +40,22 @@ class TargetStreamMaxConsumersExceedsAccount(StreamRule):
 
     code = "JS316"
     name = "target-stream-max-consumers-exceeds-account"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     example_target = {"account": {"max_consumers": 10}}
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         limit = ctx.target.account.max_consumers
-        code = refusals.stream_max_consumers_refusal(ctx.effective(resource), limit)
+        code = api.refusals.stream_max_consumers_refusal(ctx.effective(resource), limit)
         if code is not None:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("max_consumers",),
                 f"max_consumers {cfg.max_consumers} is above the account's max_consumers of {limit}; nats-server rejects this stream",
                 server_error_code=code,
-                fix=FixSuggestion.safe(f"set max_consumers to {limit}"),
+                fix=api.FixSuggestion.safe(f"set max_consumers to {limit}"),
             )
 
 

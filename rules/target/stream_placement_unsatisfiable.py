@@ -4,34 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_REPLICAS,
-    ErrCode,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Target,
-    TargetServer,
-    Violation,
-    human_size,
-    placement,
-)
+from jsops.linter import api
 
 
-def _capacity(server: TargetServer, memory: bool) -> int | None:
+def _capacity(server: api.TargetServer, memory: bool) -> int | None:
     """The bytes of the stream's storage kind the server has in all (None: not known). The reserved bytes
     the target records are not taken off: they hold the estate's own streams once applied, which
     an update does not reserve again (the plan checks live reservations)."""
     return server.max_mem_store if memory else server.max_file_store
 
 
-def _peers(t: Target, memory: bool) -> list[placement.PlacementPeer]:
-    return [placement.PlacementPeer(s.cluster or t.cluster_name, s.tags, _capacity(s, memory)) for s in t.servers or ()]
+def _peers(t: api.Target, memory: bool) -> list[api.placement.PlacementPeer]:
+    return [
+        api.placement.PlacementPeer(s.cluster or t.cluster_name, s.tags, _capacity(s, memory)) for s in t.servers or ()
+    ]
 
 
-def _known_clusters(t: Target) -> set[str]:
+def _known_clusters(t: api.Target) -> set[str]:
     out = {s.cluster for s in t.servers or () if s.cluster}
     if t.cluster_name:
         out.add(t.cluster_name)
@@ -39,7 +28,7 @@ def _known_clusters(t: Target) -> set[str]:
 
 
 def _message(
-    v: placement.PlacementRefusal, tags: list[str], r: int, max_bytes: int, storage: str, tried_all: bool
+    v: api.placement.PlacementRefusal, tags: list[str], r: int, max_bytes: int, storage: str, tried_all: bool
 ) -> str:
     where = f"cluster {v.cluster!r}" if v.cluster else "the target"
     usable = (
@@ -48,14 +37,14 @@ def _message(
         else f"{where} has {v.matched} usable server(s)"
     )
     if v.matched >= r:
-        usable += f", {v.roomy} of them with {storage} storage for max_bytes {human_size(max_bytes)}"
+        usable += f", {v.roomy} of them with {storage} storage for max_bytes {api.human_size(max_bytes)}"
     text = f"{usable}, fewer than num_replicas {r}"
     if tried_all:
         text += ", nor does any other cluster of the target hold it"
     return text + "; nats-server finds no peers to place the stream"
 
 
-class TargetStreamPlacementUnsatisfiable(StreamRule):
+class TargetStreamPlacementUnsatisfiable(api.StreamRule):
     """A stream's placement names a cluster or server tags the target cannot provide.
 
     ## What it does
@@ -107,10 +96,12 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
 
     code = "JS317"
     name = "target-stream-placement-unsatisfiable"
-    severity = Severity.ERROR
+    severity = api.Severity.ERROR
     example_target = {"cluster_name": "C1", "servers": [{"tags": ["az:1"]}, {"tags": ["az:2"]}, {"tags": ["az:3"]}]}
 
-    def check_stream(self, resource: StreamResource, c: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         p = c.placement
         t = ctx.target
         if (p is not None and p.preferred) or t.clustered is False:
@@ -120,15 +111,15 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
         if not cluster and not tags and not sized and len(_known_clusters(t)) < 2:
             return  # one cluster: its size is JS315's
         r = c.num_replicas or 1
-        if r < 1 or r > MAX_REPLICAS:
+        if r < 1 or r > api.MAX_REPLICAS:
             return
         known = _known_clusters(t)
         if cluster and known and cluster not in known:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("placement", "cluster"),
                 f"placement.cluster {cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); nats-server finds no peers to place the stream",
-                server_error_code=ErrCode.CLUSTER_NO_PEERS,
+                server_error_code=api.ErrCode.CLUSTER_NO_PEERS,
             )
             return
         if t.servers is None or (cluster and not known):
@@ -137,7 +128,7 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
             return  # JS315
         memory = c.storage == "memory"
         max_bytes = c.max_bytes or 0
-        v = placement.placement_refusal(_peers(t, memory), t.cluster_name, r, cluster, tags, max_bytes)
+        v = api.placement.placement_refusal(_peers(t, memory), t.cluster_name, r, cluster, tags, max_bytes)
         if v is None:
             return
         path = (
@@ -150,7 +141,7 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
             else ("num_replicas",)
         )
         tried_all = not cluster and len(known) > 1
-        yield Violation(
+        yield api.Violation(
             resource, path, _message(v, tags, r, max_bytes, c.storage or "file", tried_all), server_error_code=v.code
         )
 

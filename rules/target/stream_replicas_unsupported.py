@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from jsops.linter.api import (
-    MAX_REPLICAS,
-    ErrCode,
-    FixAvailability,
-    FixSuggestion,
-    RuleContext,
-    Severity,
-    StreamConfig,
-    StreamResource,
-    StreamRule,
-    Violation,
-)
+from jsops.linter import api
 
 
-class TargetStreamReplicasUnsupported(StreamRule):
+class TargetStreamReplicasUnsupported(api.StreamRule):
     """A stream asks for more replicas than the target has servers.
 
     ## What it does
@@ -55,33 +44,35 @@ class TargetStreamReplicasUnsupported(StreamRule):
 
     code = "JS315"
     name = "target-stream-replicas-unsupported"
-    severity = Severity.ERROR
-    fix_availability = FixAvailability.ALWAYS
+    severity = api.Severity.ERROR
+    fix_availability = api.FixAvailability.ALWAYS
     bucket_words = True
     example_target = {"clustered": False}
 
-    def check_stream(self, resource: StreamResource, cfg: StreamConfig, ctx: RuleContext) -> Iterator[Violation]:
+    def check_stream(
+        self, resource: api.StreamResource, cfg: api.StreamConfig, ctx: api.RuleContext
+    ) -> Iterator[api.Violation]:
         r = cfg.num_replicas or 1
-        if r <= 1 or r > MAX_REPLICAS:
+        if r <= 1 or r > api.MAX_REPLICAS:
             return
         t = ctx.target
         if t.clustered is False:
             if cfg.persist_mode == "async":
                 return  # refused earlier for async persist (JS113)
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("num_replicas",),
                 f"{resource.word('num_replicas')} {r} on a standalone server (target clustered: false); nats-server only supports 1 replica without a cluster",
-                server_error_code=ErrCode.STREAM_REPLICAS_NOT_SUPPORTED,
-                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 1"),
+                server_error_code=api.ErrCode.STREAM_REPLICAS_NOT_SUPPORTED,
+                fix=api.FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to 1"),
             )
         elif t.cluster_size is not None and t.cluster_size > 0 and r > t.cluster_size:
-            yield Violation(
+            yield api.Violation(
                 resource,
                 ("num_replicas",),
                 f"{resource.word('num_replicas')} {r} is more than the target cluster's {t.cluster_size} servers; nats-server finds no peers to place the stream",
-                server_error_code=ErrCode.CLUSTER_NO_PEERS,
-                fix=FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to {t.cluster_size} or fewer"),
+                server_error_code=api.ErrCode.CLUSTER_NO_PEERS,
+                fix=api.FixSuggestion.unsafe(f"set {resource.word('num_replicas')} to {t.cluster_size} or fewer"),
             )
 
 

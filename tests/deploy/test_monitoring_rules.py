@@ -18,7 +18,7 @@ import pytest
 import yaml
 from natsserver import NatsServer
 
-from ..reconciler.helpers import manifest
+from ..reconciler.test_controller_git import make_origin, push
 from ..reconciler.test_controller_helpers import STREAM_YAML, Proc, get, parse_prometheus, sample, wait_for
 from .promql import grafana_expr, label_names, metric_names
 from .test_monitoring_chart import DASHBOARD, RULES
@@ -159,22 +159,6 @@ def server() -> Iterator[NatsServer]:
         s.stop()
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
-
-
-def _push(author: Path, name: str, text: str) -> None:
-    manifest(author / "manifests", name, text)
-    _git(author, "add", ".")
-    _git(author, "commit", "-q", "-m", name)
-    _git(author, "push", "-q", "origin", "HEAD:main")
-
-
 BAD_YAML = """
 apiVersion: jsops/v1
 kind: Stream
@@ -190,11 +174,7 @@ spec:
 def _scrape_a_busy_controller(server: NatsServer, tmp_path: Path) -> str:
     """A controller (subprocess, lease on) following a git repository: it creates ORDERS, then a
     commit needs a recreate (drift, blocked), then one has a lint error (rejected); its /metrics."""
-    bare, author = tmp_path / "origin.git", tmp_path / "author"
-    bare.mkdir()
-    _git(bare, "init", "--bare", "-q")
-    _git(tmp_path, "clone", "-q", str(bare), "author")
-    _push(author, "orders.yaml", STREAM_YAML)
+    bare, author, _ = make_origin(tmp_path)
     ctl = Proc(
         [],
         server.url,
@@ -217,7 +197,11 @@ def _scrape_a_busy_controller(server: NatsServer, tmp_path: Path) -> str:
             60,
             "ORDERS created",
         )
-        _push(author, "orders.yaml", STREAM_YAML.replace("max_age: 1h", "max_age: 1h\n  storage: memory"))
+        push(
+            author,
+            {"manifests/orders.yaml": STREAM_YAML.replace("max_age: 1h", "max_age: 1h\n  storage: memory")},
+            "memory",
+        )
         wait_for(
             lambda: (
                 sample(ctl.metrics(), "jsops_controller_blocked_objects", context="default", needs="allow-recreate")
@@ -226,7 +210,7 @@ def _scrape_a_busy_controller(server: NatsServer, tmp_path: Path) -> str:
             60,
             "blocked",
         )
-        _push(author, "bad.yaml", BAD_YAML)
+        push(author, {"manifests/bad.yaml": BAD_YAML}, "bad.yaml")
         wait_for(
             lambda: sample(ctl.metrics(), "jsops_controller_revision_rejected") == 1,
             60,

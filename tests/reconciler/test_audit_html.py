@@ -24,35 +24,14 @@ from jsops.reconciler.audit.registry import select_live
 from jsops.reconciler.audit.run import audit_result
 
 from ..linter.test_report_html import _chromium, needs_chromium
-from .test_audit_unit import consumer_info, state_of, stream_info
+from .test_audit_unit import golden_state, state_of, stream_info
 
 GOLDEN = Path(__file__).parent / "golden" / "audit.html"
 WHERE = "nats://nats.example.com:4222"
 
 
-def _state():  # the text golden's estate: a stream at 96% of max_msgs, a stalled and a redelivering consumer
-    st = state_of(
-        [
-            stream_info("FULL", messages=96, nbytes=4000, max_msgs=100, duplicate_window=60_000_000_000),
-            stream_info("WORK", consumers=2, duplicate_window=60_000_000_000),
-            stream_info("CALM", consumers=1, max_msgs=10_000, duplicate_window=60_000_000_000),
-        ],
-        {
-            "WORK": [
-                consumer_info("stalled", ack_pending=5, pending=5, max_ack_pending=5, delivered=5),
-                consumer_info(
-                    "retrying", ack_pending=10, redelivered=10, delivered=20, ack_wait=1_000_000_000, max_deliver=20
-                ),
-            ],
-            "CALM": [consumer_info("reader", delivered=3)],
-        },
-    )
-    st.requests = 4
-    return st
-
-
 def _page() -> str:
-    st = _state()
+    st = golden_state()
     result = audit_result(st, Config(), discover_rules(), select_live({}))
     return render_html(audit_report([(WHERE, st, result)], result))
 
@@ -67,7 +46,7 @@ def test_audit_html_golden() -> None:
 
 
 def test_live_section_lists_the_unhealthy_objects_only() -> None:
-    st = _state()
+    st = golden_state()
     result = audit_result(st, Config(), discover_rules(), select_live({}))
     live = live_section(WHERE, st, result.findings)
     assert [(o.kind, o.stream, o.name) for o in live.objects] == [

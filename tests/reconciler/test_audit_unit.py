@@ -380,13 +380,9 @@ def test_the_docs_list_every_live_rule_with_its_thresholds() -> None:
         assert f"## {code} " in text
 
 
-def test_text_output_golden() -> None:
-    from jsops.linter import LintResult
-    from jsops.linter.engine import discover_rules
-    from jsops.reconciler.audit.registry import select_live as sel
-    from jsops.reconciler.audit.render import render_audit_text
-    from jsops.reconciler.audit.run import audit_result
-
+def golden_state():
+    """The estate of the audit's goldens (text and HTML): a stream at 96% of max_msgs, a stalled and a
+    redelivering consumer."""
     st = state_of(
         [
             stream_info("FULL", messages=96, nbytes=4000, max_msgs=100, duplicate_window=60_000_000_000),
@@ -404,6 +400,17 @@ def test_text_output_golden() -> None:
         },
     )
     st.requests = 4
+    return st
+
+
+def test_text_output_golden() -> None:
+    from jsops.linter import LintResult
+    from jsops.linter.engine import discover_rules
+    from jsops.reconciler.audit.registry import select_live as sel
+    from jsops.reconciler.audit.render import render_audit_text
+    from jsops.reconciler.audit.run import audit_result
+
+    st = golden_state()
     result = audit_result(st, Config(), discover_rules(), sel({}))
     assert isinstance(result, LintResult)
     out = render_audit_text(result, [("nats://nats.example.com:4222", st)])

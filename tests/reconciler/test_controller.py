@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import Js, NatsServer, manifest, writes
-from .test_controller_helpers import STREAM_YAML, Running, get, parse_prometheus, sample, wait_for
+from .test_controller_helpers import STREAM_YAML, Running, get, object_sync_state, parse_prometheus, sample, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -44,30 +44,8 @@ def test_converges_and_heals_drift(server: NatsServer, js: Js, tmp_path: Path) -
         ctl.settle()
         m = ctl.metrics()
         assert sample(m, "jsops_controller_drift_objects", context="default") == 0
-        assert (
-            sample(
-                m,
-                "jsops_controller_object_sync_state",
-                context="default",
-                kind="Stream",
-                stream="",
-                name="ORDERS",
-                state="synced",
-            )
-            == 1
-        )
-        assert (
-            sample(
-                m,
-                "jsops_controller_object_sync_state",
-                context="default",
-                kind="Consumer",
-                stream="ORDERS",
-                name="shipper",
-                state="synced",
-            )
-            == 1
-        )
+        assert object_sync_state(m, "Stream", "ORDERS", "synced") == 1
+        assert object_sync_state(m, "Consumer", "shipper", "synced", stream="ORDERS") == 1
         assert (
             sample(m, "jsops_controller_actions_total", context="default", action="create", status="done") or 0
         ) >= 5
@@ -115,18 +93,7 @@ def test_dry_run_changes_nothing(server: NatsServer, js: Js, tmp_path: Path) -> 
         wait_for(lambda: ctl.rounds() >= 3 and ctl.controller.ready, what="three rounds")
         m = ctl.metrics()
         assert sample(m, "jsops_controller_drift_objects", context="default") == 2
-        assert (
-            sample(
-                m,
-                "jsops_controller_object_sync_state",
-                context="default",
-                kind="Stream",
-                stream="",
-                name="ORDERS",
-                state="out_of_sync",
-            )
-            == 1
-        )
+        assert object_sync_state(m, "Stream", "ORDERS", "out_of_sync") == 1
         assert sample(m, "jsops_controller_leader", context="default") == 0
         assert {e["object"] for e in ctl.events("change")} == {"Stream ORDERS", "Consumer ORDERS/shipper"}
         assert ctl.events("action") == []
@@ -170,18 +137,7 @@ def test_recreate_needs_annotation(server: NatsServer, js: Js, tmp_path: Path) -
             ),
             what="blocked",
         )
-        assert (
-            sample(
-                ctl.metrics(),
-                "jsops_controller_object_sync_state",
-                context="default",
-                kind="Stream",
-                stream="",
-                name="ORDERS",
-                state="blocked",
-            )
-            == 1
-        )
+        assert object_sync_state(ctl.metrics(), "Stream", "ORDERS", "blocked") == 1
         # allowed to recreate, but it holds messages: still blocked, now on data loss
         path.write_text(
             path.read_text().replace(
@@ -361,30 +317,8 @@ def test_server_refusals_are_predicted_and_counted_by_err_code(
             what="the overlap refusal (10065) to be counted",
         )
         m = ctl.metrics()
-        assert (
-            sample(
-                m,
-                "jsops_controller_object_sync_state",
-                context="default",
-                kind="Stream",
-                stream="",
-                name="ORDERS",
-                state="error",
-            )
-            == 1
-        )
-        assert (
-            sample(
-                m,
-                "jsops_controller_object_sync_state",
-                context="default",
-                kind="Consumer",
-                stream="ORDERS",
-                name="shipper",
-                state="blocked",
-            )
-            == 1
-        )
+        assert object_sync_state(m, "Stream", "ORDERS", "error") == 1
+        assert object_sync_state(m, "Consumer", "shipper", "blocked", stream="ORDERS") == 1
         assert sample(m, "jsops_controller_ready") == 0
         assert writes(sent) == [] and ctl.events("action") == []  # nothing was sent for either
         errors = [e for e in ctl.events("error") if e["err_code"] == 10065]

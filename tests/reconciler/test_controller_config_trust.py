@@ -16,7 +16,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,8 +28,8 @@ from jsops.linter.config import Config, ContextConfig, load_config
 from jsops.reconciler.controller.git import GitCredentials, GitSource
 
 from .helpers import Js, NatsServer, manifest
-from .test_controller_git import git
-from .test_controller_helpers import STREAM_YAML, Running, sample, wait_for
+from .test_controller_git import git, make_origin, push
+from .test_controller_helpers import CONTROLLER, STREAM_YAML, Running, sample, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -89,25 +88,8 @@ def listener() -> Iterator[Listener]:
 @pytest.fixture
 def origin(tmp_path: Path) -> tuple[Path, Path]:
     """A bare repository and an author's clone that pushed ORDERS (max_age 1h) under ``manifests/``."""
-    bare = tmp_path / "origin.git"
-    bare.mkdir()
-    git(bare, "init", "--bare", "-q")
-    git(tmp_path, "clone", "-q", str(bare), "author")
-    author = tmp_path / "author"
-    manifest(author / "manifests", "orders.yaml", STREAM_YAML)
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", "one")
-    git(author, "push", "-q", "origin", "HEAD:main")
+    bare, author, _ = make_origin(tmp_path)
     return bare, author
-
-
-def _push(author: Path, files: dict[str, str], message: str) -> str:
-    for name, text in files.items():
-        manifest(author / os.path.dirname(name), os.path.basename(name), text)
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", message)
-    git(author, "push", "-q", "origin", "HEAD:main")
-    return git(author, "rev-parse", "HEAD")
 
 
 def _max_age(js: Js) -> int | None:
@@ -155,7 +137,7 @@ def test_git_pushed_context_with_env_secret_is_refused(
             what="the first commit to be applied",
         )
         good = ctl.controller.current.id
-        bad = _push(
+        bad = push(
             author,
             {
                 ".jsops.yaml": _evil_config(listener.port),
@@ -189,7 +171,7 @@ def test_git_restarted_controller_does_not_take_the_pushed_config(
     the controller restarts there, as the README starts it (config found from `.`). On main it read
     the pushed config and sent its password to the committer's listener."""
     bare, author = origin
-    _push(
+    push(
         author,
         {
             ".jsops.yaml": _evil_config(listener.port),
@@ -202,7 +184,7 @@ def test_git_restarted_controller_does_not_take_the_pushed_config(
     watched = tmp_path / "watched"
     log = tmp_path / "restart.jsonl"
     proc = spawn(
-        [sys.executable, "-m", "jsops.reconciler.controller.cli", "manifests", "--git", "--server", server.url]
+        [*CONTROLLER, "manifests", "--git", "--server", server.url]
         + ["--once", "--no-lease", "--listen", "none", "--log-file", str(log)],
         cwd=watched,
         env={**os.environ, "JSOPS_TEST_NATS_PASSWORD": SECRET},
@@ -252,7 +234,7 @@ def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(
             what="the first commit to be applied",
         )
         good = ctl.controller.current.id
-        _push(
+        push(
             author,
             {
                 ".jsops.yaml": "access:\n  - {paths: ['**'], contexts: [west]}\n",
@@ -271,7 +253,7 @@ def test_repo_pushed_access_grant_is_refused_and_a_fixed_commit_is_applied(
         assert ctl.controller.current.id == good and _max_age(js) == HOUR and js.stream("WEST") is None
         # the next commit drops the grant: it is a good revision again (WEST itself is refused by
         # the operator's access rule, ORDERS is applied)
-        fixed = _push(author, {".jsops.yaml": "ignore: [JS110]\n"}, "no grant")
+        fixed = push(author, {".jsops.yaml": "ignore: [JS110]\n"}, "no grant")
         wait_for(lambda: _max_age(js) == TWO_HOURS, what="the fixed commit to be applied")
         assert ctl.controller.current.commit == fixed and js.stream("WEST") is None
 
@@ -452,7 +434,7 @@ def test_repo_operator_access_paths_are_relative_to_the_repository(
         "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n  name: WEST\n  context: west\nspec:\n  subjects: ['west.>']\n"
     )
     east = west.replace("WEST", "EAST").replace("west", "east")
-    _push(author, {"manifests/west/west.yaml": west, "manifests/east.yaml": east}, "west and east")
+    push(author, {"manifests/west/west.yaml": west, "manifests/east.yaml": east}, "west and east")
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
     with Running(
         [os.path.join(source.checkout, "manifests")],

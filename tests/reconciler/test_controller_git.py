@@ -10,7 +10,6 @@ import base64
 import os
 import stat
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from jsops.reconciler.controller.git import GitCredentials, GitSource, default_w
 from jsops.reconciler.controller.source import SourceError
 
 from .helpers import Js, NatsServer, manifest
-from .test_controller_helpers import REPO, STREAM_YAML, Proc, Running, get, sample, wait_for
+from .test_controller_helpers import CONTROLLER, REPO, STREAM_YAML, Proc, Running, get, sample, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -52,31 +51,45 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.fixture
-def origin(tmp_path: Path) -> tuple[Path, Path]:
-    """A bare repository (``origin.git``) and an author's clone that pushed one commit to ``main``
-    with the ORDERS estate under ``manifests/``."""
+def push(author: Path, files: dict[str, str], message: str, *, force: bool = False) -> str:
+    """Write ``files`` (paths in the author's clone), commit them as ``message`` and push the commit to
+    ``main`` (``force``: force-pushed); its sha."""
+    for name, text in files.items():
+        manifest(author / os.path.dirname(name), os.path.basename(name), text)
+    git(author, "add", ".")
+    git(author, "commit", "-q", "-m", message)
+    git(author, "push", "-q", *(["--force"] if force else []), "origin", "HEAD:main")
+    return git(author, "rev-parse", "HEAD")
+
+
+def make_origin(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A bare repository (``origin.git``), an author's clone that pushed one commit to ``main`` with the
+    ORDERS estate under ``manifests/``, and that commit."""
     bare = tmp_path / "origin.git"
     bare.mkdir()
     git(bare, "init", "--bare", "-q")
     git(tmp_path, "clone", "-q", str(bare), "author")
     author = tmp_path / "author"
-    manifest(author / "manifests", "orders.yaml", STREAM_YAML)
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", "one")
-    git(author, "push", "-q", "origin", "HEAD:main")
+    return bare, author, push(author, {"manifests/orders.yaml": STREAM_YAML}, "one")
+
+
+@pytest.fixture
+def origin(tmp_path: Path) -> tuple[Path, Path]:
+    """:func:`make_origin`'s repository and clone."""
+    bare, author, _ = make_origin(tmp_path)
     return bare, author
+
+
+def _following(url: str, tmp_path: Path) -> list[str]:
+    """``jsops controller``'s options to follow ``manifests/`` on ``url``'s main (cloned under ``work``), without a lease."""
+    return ["--repo", url, "--branch", "main", "--path", "manifests", "--workdir", str(tmp_path / "work"), "--no-lease"]
 
 
 def force_push_rewrite(author: Path) -> str:
     """Rewrite main: a new root commit (no common history) adding INVOICES, force-pushed; its sha."""
     git(author, "checkout", "-q", "--orphan", "rewritten")
     git(author, "rm", "-rfq", ".")
-    manifest(author / "manifests", "invoices.yaml", OTHER_YAML)
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", "rewritten history")
-    git(author, "push", "-q", "--force", "origin", "HEAD:main")
-    return git(author, "rev-parse", "HEAD")
+    return push(author, {"manifests/invoices.yaml": OTHER_YAML}, "rewritten history", force=True)
 
 
 def _first_round_with(events: list[dict[str, Any]], commit: str) -> int:
@@ -192,22 +205,7 @@ def test_jsops_controller_repo_over_git_daemon(
     ``--git-stale-after`` while the last commit stays in force."""
     url, proc = daemon
     _, author = origin
-    ctl = Proc(
-        [],
-        server.url,
-        "--repo",
-        url,
-        "--branch",
-        "main",
-        "--path",
-        "manifests",
-        "--workdir",
-        str(tmp_path / "work"),
-        "--no-lease",
-        "--git-stale-after",
-        "2s",
-        log=tmp_path / "events.jsonl",
-    )
+    ctl = Proc([], server.url, *_following(url, tmp_path), "--git-stale-after", "2s", log=tmp_path / "events.jsonl")
     try:
         wait_for(lambda: js.consumer("ORDERS", "shipper"), 30, "the first commit to be applied")
         wait_for(lambda: get(ctl.port, "/readyz")[0] == 200, 30, "ready")
@@ -268,7 +266,7 @@ def test_ssh_credentials_are_files_in_git_ssh_command(tmp_path: Path) -> None:
 def test_usage_errors(tmp_path: Path) -> None:
     def run(*args: str) -> tuple[int, str]:
         done = subprocess.run(
-            [sys.executable, "-m", "jsops.reconciler.controller.cli", *args],
+            [*CONTROLLER, *args],
             cwd=REPO,
             capture_output=True,
             text=True,
@@ -424,14 +422,6 @@ def _open_to_others(root: Path) -> list[str]:
     return out
 
 
-def _push_second_commit(author: Path) -> str:
-    manifest(author / "manifests", "invoices.yaml", OTHER_YAML)
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", "two")
-    git(author, "push", "-q", "origin", "HEAD:main")
-    return git(author, "rev-parse", "HEAD")
-
-
 def _secret_forms(user: str, token: str) -> tuple[str, ...]:
     return (token, quote(token, safe=""), base64.b64encode(f"{user}:{token}".encode()).decode())
 
@@ -449,7 +439,7 @@ def test_token_in_url_is_used_for_fetch_but_written_nowhere(
     assert source.sync() == git(author, "rev-parse", "HEAD")
     assert (work / "repo" / "manifests" / "orders.yaml").is_file()
     assert http_git.expected() in http_git.seen  # the token was sent: the server refuses any request without it
-    second = _push_second_commit(author)
+    second = push(author, {"manifests/invoices.yaml": OTHER_YAML}, "two")
     assert source.sync() == second and (work / "repo" / "manifests" / "invoices.yaml").is_file()
     assert git(work / "repo", "config", "--get", "remote.origin.url") == http_git.url()
     assert _holding(work, *_secret_forms("robot", TOKEN)) == []
@@ -521,20 +511,7 @@ def test_controller_with_token_url_logs_no_token(
     """``jsops controller --repo http://robot:TOKEN@...`` end to end: the estate is applied, and
     neither the event log nor the clone holds the token."""
     url = http_git.url(f"robot:{quote(TOKEN, safe='')}")
-    ctl = Proc(
-        [],
-        server.url,
-        "--repo",
-        url,
-        "--branch",
-        "main",
-        "--path",
-        "manifests",
-        "--workdir",
-        str(tmp_path / "work"),
-        "--no-lease",
-        log=tmp_path / "events.jsonl",
-    )
+    ctl = Proc([], server.url, *_following(url, tmp_path), log=tmp_path / "events.jsonl")
     try:
         wait_for(lambda: js.consumer("ORDERS", "shipper"), 30, "the estate applied over HTTP with the token")
         wait_for(lambda: ctl.events("revision_accepted"), 30, "the revision accepted")

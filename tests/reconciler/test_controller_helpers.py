@@ -22,9 +22,21 @@ from natsserver import free_port
 from jsops.reconciler.client import Target
 from jsops.reconciler.controller.loop import Controller, ControllerOptions, EventLog
 
-__all__ = ["wait_for", "Running", "Proc", "get", "parse_prometheus", "sample", "STREAM_YAML"]
+__all__ = [
+    "wait_for",
+    "Running",
+    "Proc",
+    "get",
+    "parse_prometheus",
+    "sample",
+    "object_sync_state",
+    "STREAM_YAML",
+    "CONTROLLER",
+]
 
 REPO = Path(__file__).resolve().parents[2]
+# ``jsops controller`` as a command line (its paths and options follow)
+CONTROLLER = [sys.executable, "-m", "jsops.reconciler.controller.cli"]
 
 STREAM_YAML = """
 apiVersion: jsops/v1
@@ -126,6 +138,21 @@ def sample(
     return None
 
 
+def object_sync_state(
+    metrics: dict[tuple[str, tuple[tuple[str, str], ...]], float],
+    kind: str,
+    name: str,
+    state: str,
+    *,
+    stream: str = "",
+    context: str = "default",
+) -> float | None:
+    """The ``jsops_controller_object_sync_state`` sample of one object (a stream: ``stream`` empty) and state."""
+    return sample(
+        metrics, "jsops_controller_object_sync_state", context=context, kind=kind, stream=stream, name=name, state=state
+    )
+
+
 class _Lines(io.TextIOBase):
     """A thread-safe text sink for the event log."""
 
@@ -204,9 +231,7 @@ class Proc:
         self.port = free_port()
         self.log = log
         cmd = [
-            sys.executable,
-            "-m",
-            "jsops.reconciler.controller.cli",
+            *CONTROLLER,
             *paths,
             "--server",
             url,

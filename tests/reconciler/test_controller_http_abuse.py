@@ -10,7 +10,6 @@ import os
 import socket
 import struct
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from natsserver import free_port
 from jsops.reconciler.controller.endpoints import StatusServer
 
 from .helpers import NatsServer, manifest
-from .test_controller_helpers import REPO, STREAM_YAML, get, wait_for
+from .test_controller_helpers import CONTROLLER, REPO, STREAM_YAML, get, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -45,9 +44,7 @@ def test_hanging_and_vanishing_clients(server: NatsServer, tmp_path: Path) -> No
     port = free_port()
     stderr = tmp_path / "stderr.log"
     cmd = [
-        sys.executable,
-        "-m",
-        "jsops.reconciler.controller.cli",
+        *CONTROLLER,
         str(tmp_path / "m"),
         "--server",
         server.url,

@@ -72,35 +72,15 @@ def _script(log: EventLog) -> None:
     """What a controller logs: a revision applied, drift healed, a blocked change told once, a
     refused data loss, a rejected revision, a lease, a target lost and found again, a pull request planned."""
     rev = "sha256:0123456789abcdef"
+    counts = {k: TARGET[k] for k in ("drift", "applied", "pending", "blocked")}  # a round of one target: its counts
+    round_done = {"result": "success", "seconds": 0.1, "leader": True, "revision": rev, **counts, "targets": [TARGET]}
     log("started", paths=["m"], target="nats://127.0.0.1:4222")
     log("revision_accepted", revision=rev, objects=2)
     log("connected", context="default", target="nats://127.0.0.1:4222")
     log("action", context="default", object="Stream ORDERS", action="create", status="done", detail="")
-    log(
-        "round",
-        result="success",
-        seconds=0.1,
-        leader=True,
-        revision=rev,
-        drift=1,
-        applied=1,
-        pending=0,
-        blocked=0,
-        targets=[TARGET],
-    )
+    log("round", **round_done)
     log("action", context="default", object="Consumer ORDERS/shipper", action="create", status="done", detail="")
-    log(
-        "round",
-        result="success",
-        seconds=0.1,
-        leader=True,
-        revision=rev,
-        drift=1,
-        applied=1,
-        pending=0,
-        blocked=0,
-        targets=[TARGET],
-    )
+    log("round", **round_done)
     blocked = {
         "context": "default",
         "object": "Stream ORDERS",

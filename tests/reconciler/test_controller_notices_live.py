@@ -5,7 +5,6 @@ loss refused, the server gone and back; and ``jsops controller`` refusing an unr
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from jsops.linter.config import Config, NoticeReceiver, Notices, SecretRef
 
 from .helpers import Js, NatsServer, manifest
 from .notice_receiver import NoticeReceiver as Receiver
-from .test_controller_helpers import REPO, STREAM_YAML, Running, wait_for
+from .test_controller_helpers import CONTROLLER, REPO, STREAM_YAML, Running, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -115,16 +114,7 @@ def test_jsops_controller_once_sends_before_it_exits(server: NatsServer, tmp_pat
     (tmp_path / "ops.yaml").write_text(
         "notices:\n  receivers:\n    - {name: ops, format: slack, url: {file: slack.url}}\n"
     )
-    cmd = [
-        sys.executable,
-        "-m",
-        "jsops.reconciler.controller.cli",
-        str(tmp_path / "m"),
-        "--server",
-        server.url,
-        "--config",
-        str(tmp_path / "ops.yaml"),
-    ]
+    cmd = [*CONTROLLER, str(tmp_path / "m"), "--server", server.url, "--config", str(tmp_path / "ops.yaml")]
     done = subprocess.run(
         [*cmd, "--once", "--no-lease", "--listen", "none"], capture_output=True, text=True, timeout=60, cwd=REPO
     )
@@ -137,16 +127,7 @@ def test_jsops_controller_once_sends_before_it_exits(server: NatsServer, tmp_pat
 def test_an_unreadable_receiver_secret_stops_the_controller_at_start(server: NatsServer, tmp_path: Path) -> None:
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     (tmp_path / "ops.yaml").write_text("notices:\n  receivers:\n    - {name: ops, url: {file: missing.url}}\n")
-    cmd = [
-        sys.executable,
-        "-m",
-        "jsops.reconciler.controller.cli",
-        str(tmp_path / "m"),
-        "--server",
-        server.url,
-        "--config",
-        str(tmp_path / "ops.yaml"),
-    ]
+    cmd = [*CONTROLLER, str(tmp_path / "m"), "--server", server.url, "--config", str(tmp_path / "ops.yaml")]
     done = subprocess.run([*cmd, "--once", "--listen", "none"], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 2, done.stderr
     assert "notices.receivers.ops.url: cannot read missing.url" in done.stderr

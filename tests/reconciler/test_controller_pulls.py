@@ -18,7 +18,7 @@ from jsops.reconciler.controller.pulls import RateLimit, ref_number
 
 from .forge_server import FakeForge
 from .helpers import WRITES, ApiAudit, Js, NatsServer, manifest
-from .test_controller_git import OTHER_YAML, git
+from .test_controller_git import OTHER_YAML, git, make_origin
 from .test_controller_helpers import STREAM_YAML, Running, wait_for
 
 _READS = [
@@ -60,24 +60,23 @@ def _commit_on(author: Path, base: str, name: str, text: str, message: str) -> s
     return git(author, "rev-parse", "HEAD")
 
 
+def _open_pull(bare: Path, author: Path, number: int, head: str) -> None:
+    """Pull request ``number`` at ``head``: the commit pushed as its source branch, and the forge's
+    ``refs/pull/N/head``."""
+    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-{number}-source")
+    git(bare, "update-ref", f"refs/pull/{number}/head", head)
+
+
+def _forge_token(tmp_path: Path) -> Path:
+    """The file holding the forge's token."""
+    token = tmp_path / "forge-token"
+    token.write_text("t0ken\n")
+    return token
+
+
 def _server_log(server: NatsServer) -> str:
     assert server._tmp is not None
     return (Path(server._tmp.name) / "server.log").read_text(errors="replace")
-
-
-def _origin(tmp_path: Path) -> tuple[Path, Path, str]:
-    """A bare repository whose main holds the ORDERS estate, an author's clone, and main's commit."""
-    bare = tmp_path / "origin.git"
-    bare.mkdir()
-    git(bare, "init", "--bare", "-q")
-    git(tmp_path, "clone", "-q", str(bare), "author")
-    author = tmp_path / "author"
-    manifest(author / "manifests", "orders.yaml", STREAM_YAML)
-    git(author, "add", ".")
-    git(author, "commit", "-q", "-m", "main")
-    git(author, "push", "-q", "origin", "HEAD:main")
-    main = git(author, "rev-parse", "HEAD")
-    return bare, author, main
 
 
 @pytest.mark.integration
@@ -88,7 +87,7 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
     binary = release_binary(release)
     if binary is None:
         pytest.skip(f"nats-server {release} was not fetched")
-    bare, author, main = _origin(tmp_path)
+    bare, author, main = make_origin(tmp_path)
     adds = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
     broken = _commit_on(author, main, "broken.yaml", BROKEN_YAML, "a broken stream")
     # a head whose jsops config names a server of its own: a pull request's tree may only narrow
@@ -106,8 +105,7 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
     heads = ((1, adds), (2, broken), (3, widens), (4, leaks))
     pushed = [f"{sha}:refs/heads/pr-{n}-source" for n, sha in heads]
     git(author, "push", "-q", "origin", *pushed)  # the objects, as a forge keeps them
-    token = tmp_path / "forge-token"
-    token.write_text("t0ken\n")
+    token = _forge_token(tmp_path)
 
     with NatsServer(extra_config=_AUTH, binary=binary) as server, FakeForge("github") as forge:
         admin_url = server.url.replace("nats://", "nats://admin:admin@")
@@ -175,8 +173,7 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
                     OTHER_YAML.replace("INVOICES", "REFUNDS").replace("invoices", "refunds"),
                     "more",
                 )
-                git(author, "push", "-q", "origin", f"{again}:refs/heads/pr-1-source")
-                git(bare, "update-ref", "refs/pull/1/head", again)
+                _open_pull(bare, author, 1, again)
                 pushed = time.monotonic()
                 wait_for(lambda: len(forge.statuses) == 5, timeout=60, what="the new head's status")
                 print(f"new head to status: {forge.statuses[-1]['at'] - pushed:.2f} s")
@@ -186,6 +183,8 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
                     lambda: again[:12] in forge.in_thread("issues/1/comments")[0]["body"], what="the comment updated"
                 )
                 assert len(forge.in_thread("issues/1/comments")) == 1, "one sticky comment per pull request"
+                # the event is logged once the status and the comment are posted
+                wait_for(lambda: len(ctl.events("pull_planned")) == 5, what="the new head's pull_planned event")
                 results = {e["commit"]: e["result"] for e in ctl.events("pull_planned")}
                 assert results == {
                     adds: "success",
@@ -261,12 +260,10 @@ def test_commit_status_reaches_each_forge(kind: str) -> None:
 def test_a_forge_that_does_not_answer_is_retried_within_the_rate_by_the_leader(tmp_path: Path) -> None:
     from natsserver import free_port
 
-    bare, author, main = _origin(tmp_path)
+    bare, author, main = make_origin(tmp_path)
     head = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
-    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-1-source")
-    git(bare, "update-ref", "refs/pull/1/head", head)
-    token = tmp_path / "forge-token"
-    token.write_text("t0ken\n")
+    _open_pull(bare, author, 1, head)
+    token = _forge_token(tmp_path)
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     spec = {
         "forge": "github",
@@ -300,12 +297,10 @@ def test_a_forge_that_does_not_answer_is_retried_within_the_rate_by_the_leader(t
 def test_a_target_that_does_not_answer_leaves_the_head_to_be_planned_again(tmp_path: Path) -> None:
     from .helpers import free_port_url
 
-    bare, author, main = _origin(tmp_path)
+    bare, author, main = make_origin(tmp_path)
     head = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
-    git(author, "push", "-q", "origin", f"{head}:refs/heads/pr-1-source")
-    git(bare, "update-ref", "refs/pull/1/head", head)
-    token = tmp_path / "forge-token"
-    token.write_text("t0ken\n")
+    _open_pull(bare, author, 1, head)
+    token = _forge_token(tmp_path)
     source = GitSource.remote(f"file://{bare}", "main", str(tmp_path / "work"), GitCredentials())
     with FakeForge("github") as forge:
         spec = {
@@ -387,6 +382,6 @@ def test_pull_mode_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     manifest(tmp_path / "m", "orders.yaml", STREAM_YAML)
     rc, err = controller(str(tmp_path / "m"), "--config", str(ops))
     assert rc == 2 and err.count("\n") == 1 and "pull-requests needs a git source (--repo URL or --git)" in err, err
-    bare, _, _ = _origin(tmp_path)
+    bare, _, _ = make_origin(tmp_path)
     rc, err = controller("--repo", f"file://{bare}", "--workdir", str(tmp_path / "w"), "--config", str(ops))
     assert rc == 2 and err.count("\n") == 1 and "pull-requests.token: cannot read missing-token" in err, err

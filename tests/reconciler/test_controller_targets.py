@@ -12,7 +12,7 @@ import pytest
 from jsops.reconciler.plan import desired_from_estate, prune_marks
 
 from .helpers import Js, NatsServer, manifest, run
-from .test_controller_helpers import STREAM_YAML, Running, sample, wait_for
+from .test_controller_helpers import STREAM_YAML, Running, object_sync_state, sample, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -146,30 +146,8 @@ def test_controller_reconciles_every_routed_target(
             for ctx in ("default", "west"):
                 assert sample(m1, "jsops_controller_leader", context=ctx) == 1
                 assert sample(m1, "jsops_controller_drift_objects", context=ctx) == 0
-            assert (
-                sample(
-                    m1,
-                    "jsops_controller_object_sync_state",
-                    context="west",
-                    kind="Consumer",
-                    stream="INVOICES",
-                    name="biller",
-                    state="synced",
-                )
-                == 1
-            )
-            assert (
-                sample(
-                    m1,
-                    "jsops_controller_object_sync_state",
-                    context="default",
-                    kind="Stream",
-                    stream="",
-                    name="ORDERS",
-                    state="synced",
-                )
-                == 1
-            )
+            assert object_sync_state(m1, "Consumer", "biller", "synced", stream="INVOICES", context="west") == 1
+            assert object_sync_state(m1, "Stream", "ORDERS", "synced") == 1
             assert sample(m1, "jsops_controller_actions_total", context="west", action="create", status="done") == 3
             assert sample(m1, "jsops_controller_actions_total", context="default", action="create", status="done") == 2
             assert {e["context"] for e in ctl.events("leader_acquired")} == {"default", "west"}

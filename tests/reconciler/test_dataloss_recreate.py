@@ -45,6 +45,14 @@ def _setup(server: NatsServer, d: Path, policy: str) -> Js:
     return js
 
 
+def _apply_killed(server: NatsServer, d: Path, fault: str) -> None:
+    """``jsops apply --allow-recreate`` of ``d``, killed by the fault point ``fault`` (exit 137)."""
+    env = {**os.environ, "JSOPS_FAULT": fault}
+    cmd = [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 137, proc.stdout + proc.stderr
+
+
 def _intents(js: Js) -> dict[str, str]:
     meta = js.stream("ORDERS")["config"].get("metadata") or {}
     return {k: v for k, v in meta.items() if k.startswith("io.jsops.recreate.")}
@@ -74,15 +82,7 @@ def test_process_killed_between_delete_and_create_resumes_position(server, tmp_p
     d = tmp_path / "m"
     js = _setup(server, d, policy)
     try:
-        env = {**os.environ, "JSOPS_FAULT": "after-consumer-delete"}
-        proc = subprocess.run(
-            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert proc.returncode == 137, proc.stdout + proc.stderr
+        _apply_killed(server, d, "after-consumer-delete")
         _resume_and_check(server, js, d)
     finally:
         js.close()
@@ -128,15 +128,7 @@ def test_killed_after_create_clears_the_leftover_record(server, tmp_path):
     d = tmp_path / "m"
     js = _setup(server, d, "new")
     try:
-        env = {**os.environ, "JSOPS_FAULT": "after-consumer-create"}
-        proc = subprocess.run(
-            [JSOPS, "apply", str(d), "--server", server.url, "--yes", "--allow-recreate"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert proc.returncode == 137, proc.stdout + proc.stderr
+        _apply_killed(server, d, "after-consumer-create")
         assert js.consumer("ORDERS", "shipper")["config"]["max_waiting"] == 128
         assert "io.jsops.recreate.shipper" in _intents(js)
         rc, out, _ = run("plan", str(d), "--server", server.url)

@@ -15,13 +15,10 @@ import pytest
 
 from .helpers import ApiAudit, Js, NatsServer, manifest, run
 from .test_controller_helpers import Proc, Running, get, sample, wait_for
+from .test_drift_server import HOUR, RECORD, USERS  # the drift example's accounts and audit record
 
 pytestmark = pytest.mark.integration
 
-USERS = (
-    "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
-)
-RECORD = Path(__file__).parents[2] / "docs" / "examples" / "drift" / "api-audit-record.yaml"
 ESTATE = """
 apiVersion: jsops/v1
 kind: Stream
@@ -33,7 +30,6 @@ kind: Stream
 metadata: {name: OTHER}
 spec: {subjects: ['other.>'], max_age: 1h}
 """
-HOUR = 3_600_000_000_000
 
 
 @pytest.fixture

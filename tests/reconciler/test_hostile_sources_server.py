@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from .helpers import Js, NatsServer, manifest, run
+from .test_controller_git import git
 from .test_controller_helpers import STREAM_YAML, Running, wait_for
 
 pytestmark = pytest.mark.integration
@@ -70,34 +70,25 @@ def test_plan_and_apply_refuse_links_out_of_the_tree(server: NatsServer, js: Js,
     assert js.streams() == ["ORDERS"]
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
-
-
 def test_controller_git_never_applies_a_link_out_of_the_repository(server: NatsServer, js: Js, tmp_path: Path) -> None:
     outside = _outside(tmp_path)
     (tmp_path / "origin.git").mkdir()
-    _git(tmp_path / "origin.git", "init", "--bare", "-q")
-    _git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "author")
+    git(tmp_path / "origin.git", "init", "--bare", "-q")
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "author")
     author = tmp_path / "author"
     manifest(author, "orders.yaml", STREAM_YAML)
-    _git(author, "add", "orders.yaml")
-    _git(author, "commit", "-q", "-m", "one")
-    _git(author, "push", "-q", "origin", "HEAD")
-    _git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "watched")
+    git(author, "add", "orders.yaml")
+    git(author, "commit", "-q", "-m", "one")
+    git(author, "push", "-q", "origin", "HEAD")
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "watched")
     with Running([str(tmp_path / "watched")], server.url, git=True) as ctl:
         wait_for(lambda: js.stream("ORDERS"), what="the first commit to be applied")
         good = ctl.controller.current.id
         # A commit adds links (git stores them as links) to a host manifest, a token and a key.
         _links(author, outside)
-        _git(author, "add", "host.yaml", "token.yaml", "key.yaml")
-        _git(author, "commit", "-q", "-m", "links")
-        _git(author, "push", "-q", "origin", "HEAD")
+        git(author, "add", "host.yaml", "token.yaml", "key.yaml")
+        git(author, "commit", "-q", "-m", "links")
+        git(author, "push", "-q", "origin", "HEAD")
         wait_for(lambda: ctl.events("revision_rejected"), what="the revision with links to be rejected")
         rejected = ctl.events("revision_rejected")[0]
         assert rejected["in_force"] == good
