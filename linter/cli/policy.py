@@ -138,7 +138,8 @@ def _run_case(file: str, line: int, i: int, case: object, cfg: Config, policies:
         raise _bad(
             file,
             line,
-            f"expect names {strangers[0]!r}, which is not a policy of the config ({', '.join(sorted(codes)) or 'none'})",
+            f"expect names {strangers[0]!r}, which is not a policy of the config "
+            f"({', '.join(sorted(codes)) or 'none'})",
         )
     with tempfile.TemporaryDirectory(prefix="jsops-policy-test-") as tmp:
         path = os.path.join(tmp, "case.yaml")

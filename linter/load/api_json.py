@@ -136,7 +136,8 @@ def _load_api_consumer(
         estate.findings.append(
             finding(
                 "name-from-path",
-                f"consumer {shown(named)!r} names no stream (as `nats consumer add --output` writes it): it belongs to stream {shown(stream)!r}, {whence}",
+                f"consumer {shown(named)!r} names no stream (as `nats consumer add --output` writes it): "
+                f"it belongs to stream {shown(stream)!r}, {whence}",
                 file,
                 *start,
                 declared.ref,
@@ -201,7 +202,8 @@ def _consumer_name(
             estate.findings.append(
                 finding(
                     "name-from-path",
-                    f"consumer config has no durable_name or name (natscli takes it on the command line): shown as {shown(name)!r} after its file",
+                    "consumer config has no durable_name or name (natscli takes it on the command line): "
+                    f"shown as {shown(name)!r} after its file",
                     file,
                     *start,
                     ObjectRef("Consumer", name, stream),

@@ -323,7 +323,8 @@ def _migration_changes(d: Desired, src: LiveStream | None, recreate: Intent | No
         return [
             replace(
                 c,
-                consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept",
+                consequence=f"{c.consequence.split(';')[0]}; "
+                "migrated instead: messages and consumer positions are kept",
             )
             if c.cls == ChangeClass.RECREATE
             else c

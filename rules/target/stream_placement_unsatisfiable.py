@@ -122,7 +122,8 @@ class TargetStreamPlacementUnsatisfiable(StreamRule):
             yield Violation(
                 resource,
                 ("placement", "cluster"),
-                f"placement.cluster {cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); nats-server finds no peers to place the stream",
+                f"placement.cluster {cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); "
+                "nats-server finds no peers to place the stream",
                 server_error_code=ErrCode.CLUSTER_NO_PEERS,
             )
             return
