@@ -326,8 +326,36 @@ def lint_estate(
     release = target_release(the_target)
     view = release_view(estate, release)  # what the release receives (unknown fields dropped)
     memo = memo if only_objects is None else None
-    raw_ctx, ctx = _contexts(estate, view, the_target, profiles, memo)
+    contexts = _contexts(estate, view, the_target, profiles, memo)
+    units = _units(selection, contexts, estate, view, only_objects, memo)
+    # Large estates on two cores (jsops.linter.halves). With the memo, most objects need no check;
+    # an estate-wide rule walks every object still, and counts as one item per object.
+    work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
+    outcomes = run_units(units, work=work)
     findings = [_load_finding_for(f, release) for f in estate.findings]
+    findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
+    findings.extend(_check_bare(selection, estate, view, the_target, profiles, only_objects is None))
+    findings = _as_configured(findings, selection)
+    findings = _suppress(
+        findings, estate, registry, selection.rules, selection.ignored, selection.severity, read_source
+    )
+    findings = drop_shadowed(findings)  # a JS005 where kube-apiserver already refuses (JS030) is not said twice
+    findings = mark_server_answers(sorted(findings, key=Finding.sort_key), release)  # each object's first refusal
+    assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
+    return _result(findings, estate, only_files, assumed)
+
+
+def _units(
+    selection: Selection,
+    contexts: tuple[RuleContext, RuleContext],
+    estate: Estate,
+    view: Estate,
+    only_objects: Collection[tuple[str, str, str | None]] | None,
+    memo: ObjectMemo | None,
+) -> list[Unit[Resource, Outcome]]:
+    """The checks of the run, as units of :func:`jsops.linter.halves.run_units`: one per estate-wide rule,
+    one per kind a per-object rule checks (on the estate as written when the rule sees dropped fields)."""
+    raw_ctx, ctx = contexts
     severity = selection.severity
     by_kind = _by_kind(view.resources, only_objects)
     raw_by_kind = by_kind if view is estate else _by_kind(estate.resources, only_objects)
@@ -346,31 +374,36 @@ def lint_estate(
                 units.append((_objects_unit(rule, rctx, sev, configured), of_kind))
             else:
                 units.append(memo.unit(rule, rctx, _finding_of(rule, sev, configured), of_kind))
-    # Large estates on two cores (jsops.linter.halves). With the memo, most objects need no check;
-    # an estate-wide rule walks every object still, and counts as one item per object.
-    work = None if memo is None else sum(len(items) if items is not None else len(view.resources) for _, items in units)
-    outcomes = run_units(units, work=work)
-    findings.extend(memo.collect(outcomes) if memo is not None else [f for f in outcomes if isinstance(f, Finding)])
-    findings.extend(_check_bare(selection, estate, view, the_target, profiles, only_objects is None))
+    return units
+
+
+def _as_configured(findings: list[Finding], selection: Selection) -> list[Finding]:
+    """The findings without the ignored rules', each at the severity the configuration gives its rule."""
+    severity = selection.severity
     findings = [f for f in findings if f.rule not in selection.ignored]
-    if severity:
-        findings = [
-            replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f
-            for f in findings
-        ]
-    findings = _suppress(findings, estate, registry, selection.rules, selection.ignored, severity, read_source)
-    findings = drop_shadowed(findings)  # a JS005 where kube-apiserver already refuses (JS030) is not said twice
-    if only_files is not None:
-        wanted = {os.path.normpath(f) for f in only_files}
-        findings = [f for f in findings if os.path.normpath(f.file) in wanted]
-        paths = [f for f in estate.files if os.path.normpath(f) in wanted]
-        objects = sum(1 for r in (*estate.resources, *estate.bare) if os.path.normpath(r.file) in wanted)
-    else:
-        paths, objects = list(estate.files), len(estate.resources) + len(estate.bare)
-    findings = mark_server_answers(sorted(findings, key=Finding.sort_key), release)  # each object's first refusal
-    skipped = sum(1 for f, _, _ in estate.skipped if only_files is None or os.path.normpath(f) in wanted)
-    others = sum(1 for f in estate.not_jetstream if only_files is None or os.path.normpath(f) in wanted)
-    assumed = None if parse_version(the_target.server_version) is not None else format_version(release)
+    if not severity:
+        return findings
+    return [
+        replace(f, severity=severity[f.rule]) if f.rule in severity and f.severity is not severity[f.rule] else f
+        for f in findings
+    ]
+
+
+def _result(
+    findings: list[Finding], estate: Estate, only_files: Iterable[str] | None, assumed: str | None
+) -> LintResult:
+    """The result, sorted, limited with its counts to ``only_files`` (None: every file)."""
+    wanted = None if only_files is None else {os.path.normpath(f) for f in only_files}
+
+    def reported(path: str) -> bool:
+        return wanted is None or os.path.normpath(path) in wanted
+
+    findings = [f for f in findings if reported(f.file)] if wanted is not None else findings
+    paths = [f for f in estate.files if reported(f)]
+    objects = sum(1 for r in (*estate.resources, *estate.bare) if reported(r.file))
+    findings.sort(key=Finding.sort_key)
+    skipped = sum(1 for f, _, _ in estate.skipped if reported(f))
+    others = sum(1 for f in estate.not_jetstream if reported(f))
     return LintResult(findings, len(paths), objects, paths, skipped, others, assumed)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -94,20 +94,35 @@ def _scan(expr: str, kind: str, where: str) -> _Refs:
     """Check the names ``expr`` selects against the variables and the catalog (a ConfigError naming
     the first unknown one) and return what it reads."""
     toks = _tokens(expr)
-    bound: set[str] = set()
-    for i, (t, v, _) in enumerate(toks):  # macro variables: x.exists(v, ...)
-        if (
-            t == "ident"
-            and v in _MACROS
-            and i >= 1
-            and toks[i - 1][1] == "."
-            and i + 3 < len(toks)
-            and toks[i + 1][1] == "("
-            and toks[i + 3][1] == ","
-        ):
-            bound.add(toks[i + 2][1])
+    bound = _bound(toks)
     variables: set[str] = set()
     fields: dict[str, set[str] | None] = {}
+    for chain in _selections(toks):
+        v = chain[0]
+        if v in bound:
+            continue
+        _check_variable(v, kind, where)
+        variables.add(v)
+        _check_chain(v, chain[1:], kind, where)
+        if v in ("config", "stream"):
+            _note_field(fields, v, chain[1:])
+    return _Refs(frozenset(variables), {k: (frozenset(s) if s is not None else None) for k, s in fields.items()})
+
+
+def _bound(toks: Sequence[tuple[str, str, int]]) -> set[str]:
+    """The variables macros bind: ``v`` in ``x.exists(v, ...)``."""
+    bound: set[str] = set()
+    for i, (t, v, _) in enumerate(toks):
+        if t != "ident" or v not in _MACROS or i < 1 or i + 3 >= len(toks):
+            continue
+        if toks[i - 1][1] == "." and toks[i + 1][1] == "(" and toks[i + 3][1] == ",":
+            bound.add(toks[i + 2][1])
+    return bound
+
+
+def _selections(toks: Sequence[tuple[str, str, int]]) -> Iterator[list[str]]:
+    """Each selection of a top-level name: the name and the fields selected from it (up to a method call);
+    keywords, function and macro calls are not selections."""
     i = 0
     while i < len(toks):
         t, v, _ = toks[i]
@@ -125,24 +140,25 @@ def _scan(expr: str, kind: str, where: str) -> _Refs:
             chain.append(toks[j + 1][1])
             j += 2
         i = j
-        if v in bound:
-            continue
-        kinds = VARIABLES.get(v, ("", frozenset()))[1]
-        if v not in VARIABLES or (kinds is not None and kind not in kinds):
-            known = [n for n, (_, k) in VARIABLES.items() if k is None or kind in k]
-            raise ConfigError(
-                f"{where}: unknown variable {v!r}{_hint(v, known)} (a {kind} policy has: {', '.join(known)})"
-            )
-        variables.add(v)
-        _check_chain(v, chain[1:], kind, where)
-        if v in ("config", "stream"):
-            if len(chain) == 1:
-                fields[v] = None
-            elif fields.get(v, set()) is not None:
-                have = fields.setdefault(v, set())
-                assert have is not None
-                have.add(chain[1])
-    return _Refs(frozenset(variables), {k: (frozenset(s) if s is not None else None) for k, s in fields.items()})
+        yield chain
+
+
+def _check_variable(v: str, kind: str, where: str) -> None:
+    """A ConfigError when ``v`` is not a variable of a ``kind`` policy."""
+    kinds = VARIABLES.get(v, ("", frozenset()))[1]
+    if v not in VARIABLES or (kinds is not None and kind not in kinds):
+        known = [n for n, (_, k) in VARIABLES.items() if k is None or kind in k]
+        raise ConfigError(f"{where}: unknown variable {v!r}{_hint(v, known)} (a {kind} policy has: {', '.join(known)})")
+
+
+def _note_field(fields: dict[str, set[str] | None], v: str, selected: Sequence[str]) -> None:
+    """Record the first field selected from ``v`` (none: the whole value is read, None)."""
+    if not selected:
+        fields[v] = None
+    elif fields.get(v, set()) is not None:
+        have = fields.setdefault(v, set())
+        assert have is not None
+        have.add(selected[0])
 
 
 def _hint(word: str, choices: Iterable[str]) -> str:

@@ -216,36 +216,35 @@ def _print_profile(path: Path) -> None:
             )
 
 
-def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
-    clock = _Clock()
-    jsops = _tool("jsops")
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    manifests = workdir / "manifests"
-    shutil.copytree(source, manifests, ignore=shutil.ignore_patterns("README*"))
-    telemetry = workdir / "telemetry"
-    profiles = workdir / "profiles.json"
-    report = workdir / "report.html"
-    tmp = Path(tempfile.mkdtemp(prefix="jsops-demo-"))
-    server = _Server(tmp)
-    collector: subprocess.Popen[bytes] | None = None
-    try:
-        clock.header("Start a local nats-server with JetStream (temporary directory)")
-        server.start()
-        _say(f"nats-server listening on {server.url}, store {server.store}")
-        target = ["--server", server.url]
+class _Story:
+    """The demo's acts, each a few jsops commands on the workdir's copy of the manifests; the collector
+    that runs during the traffic (stopped by :func:`run` whatever happens)."""
 
-        clock.header("Preflight: lint the example estate (what the server would reject, what will hurt)")
-        _run([jsops, "lint", str(manifests)], ok=(0, 1))
+    def __init__(self, clock: _Clock, jsops: str, workdir: Path) -> None:
+        self.clock = clock
+        self.jsops = jsops
+        self.manifests = workdir / "manifests"
+        self.telemetry = workdir / "telemetry"
+        self.profiles = workdir / "profiles.json"
+        self.report = workdir / "report.html"
+        self.collector: subprocess.Popen[bytes] | None = None
 
-        clock.header("Plan and apply it to the server")
-        _run([jsops, "plan", str(manifests), *target], ok=(0,))
-        _run([jsops, "apply", str(manifests), *target, "--yes"])
+    def preflight(self, target: list[str]) -> None:
+        """Lint the example estate, then plan and apply it."""
+        jsops, manifests = self.jsops, str(self.manifests)
+        self.clock.header("Preflight: lint the example estate (what the server would reject, what will hurt)")
+        _run([jsops, "lint", manifests], ok=(0, 1))
 
-        clock.header(f"Traffic for {traffic_s:.0f} s while `jsops collect` records real telemetry")
+        self.clock.header("Plan and apply it to the server")
+        _run([jsops, "plan", manifests, *target], ok=(0,))
+        _run([jsops, "apply", manifests, *target, "--yes"])
+
+    def collect(self, target: list[str], traffic_s: float) -> None:
+        """Shop-like traffic while ``jsops collect`` records it."""
+        self.clock.header(f"Traffic for {traffic_s:.0f} s while `jsops collect` records real telemetry")
+        telemetry = self.telemetry
         collect_argv = [
-            jsops,
+            self.jsops,
             "collect",
             *target,
             str(telemetry),
@@ -255,7 +254,7 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
             "5s",
         ]
         _show(collect_argv)
-        collector = _spawn(collect_argv)
+        self.collector = _spawn(collect_argv)
         time.sleep(1.0)  # let the collector subscribe before the first message
         _say("shop-like traffic from the demo's own generator (part of the demo, not a jsops command):")
         _run(
@@ -271,34 +270,56 @@ def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
             ]
         )
         _say("waiting for the collector to finish its last snapshot ...")
-        rc = collector.wait(timeout=120)
-        collector = None
+        rc = self.collector.wait(timeout=120)
+        self.collector = None
         if rc != 0:
             raise DemoError(f"jsops collect exited {rc}")
 
-        clock.header("Profile the telemetry with PySpark (local Spark)")
-        _run([jsops, "profile", str(telemetry), "-o", str(profiles), "--master", master])
-        _print_profile(profiles)
+    def profile_and_fix(self, target: list[str], master: str) -> None:
+        """Profile the telemetry, lint with the profiles, fix, apply the fix, and write the report."""
+        jsops, manifests, profiles, report = self.jsops, str(self.manifests), str(self.profiles), self.report
+        self.clock.header("Profile the telemetry with PySpark (local Spark)")
+        _run([jsops, "profile", str(self.telemetry), "-o", profiles, "--master", master])
+        _print_profile(self.profiles)
 
-        clock.header("Lint again, now with the measured profiles")
-        _run([jsops, "lint", str(manifests), "--profiles", str(profiles)], ok=(0, 1))
+        self.clock.header("Lint again, now with the measured profiles")
+        _run([jsops, "lint", manifests, "--profiles", profiles], ok=(0, 1))
 
-        clock.header("Fix what can be fixed safely (shown as a diff first)")
-        _run([jsops, "lint", str(manifests), "--profiles", str(profiles), "--diff"], ok=(0, 1))
-        _run([jsops, "lint", str(manifests), "--profiles", str(profiles), "--fix"], ok=(0, 1))
+        self.clock.header("Fix what can be fixed safely (shown as a diff first)")
+        _run([jsops, "lint", manifests, "--profiles", profiles, "--diff"], ok=(0, 1))
+        _run([jsops, "lint", manifests, "--profiles", profiles, "--fix"], ok=(0, 1))
 
-        clock.header("Plan the fix against the live server, apply it, and plan again")
-        _run([jsops, "plan", str(manifests), *target], ok=(0, 2))
-        _run([jsops, "apply", str(manifests), *target, "--yes"])
-        _run([jsops, "plan", str(manifests), *target], ok=(0,))
+        self.clock.header("Plan the fix against the live server, apply it, and plan again")
+        _run([jsops, "plan", manifests, *target], ok=(0, 2))
+        _run([jsops, "apply", manifests, *target, "--yes"])
+        _run([jsops, "plan", manifests, *target], ok=(0,))
         _say("the live estate equals the manifests: nothing left to change")
 
-        clock.header("Write the HTML report")
-        _run([jsops, "report", str(manifests), "--profiles", str(profiles), "--html", str(report)])
+        self.clock.header("Write the HTML report")
+        _run([jsops, "report", manifests, "--profiles", profiles, "--html", str(report)])
         _say(f"open {report.resolve()} in a browser")
+
+
+def run(workdir: Path, traffic_s: float, master: str, source: Path) -> None:
+    clock = _Clock()
+    story = _Story(clock, _tool("jsops"), workdir)
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    shutil.copytree(source, story.manifests, ignore=shutil.ignore_patterns("README*"))
+    tmp = Path(tempfile.mkdtemp(prefix="jsops-demo-"))
+    server = _Server(tmp)
+    try:
+        clock.header("Start a local nats-server with JetStream (temporary directory)")
+        server.start()
+        _say(f"nats-server listening on {server.url}, store {server.store}")
+        target = ["--server", server.url]
+        story.preflight(target)
+        story.collect(target, traffic_s)
+        story.profile_and_fix(target, master)
     finally:
         _shield()  # a second Ctrl-C or hangup must not cut the cleanup short
-        _stop(collector, timeout=15)
+        _stop(story.collector, timeout=15)
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     print()

@@ -3,7 +3,8 @@
 The standby is a mirror of the active stream in another cluster of the same supercluster (same
 account, same JetStream domain), declared as any other stream: a manifest with ``mirror: {name:
 ACTIVE}`` and its own ``placement``. The switch-over is a migration's cut-over
-(:mod:`jsops.reconciler.migration_steps`) that keeps the old stream:
+(:mod:`jsops.reconciler.migration_steps`; the moves they share: :mod:`jsops.reconciler.migration_leg`) that
+keeps the old stream:
 
 1. the standby catches up and every message is compared (SHA-256), outside the window; the active
    stream's durable consumers are created on the standby at their positions;
@@ -34,7 +35,7 @@ from .client import JsApiError, JsClient
 from .configs import config_json, with_metadata, without_metadata
 from .errors import ErrCode, PermanentError
 from .live import DR_ACTIVE, stream_from_info
-from .migration_steps import (
+from .migration_leg import (
     Leg,
     advance_consumers,
     catch_up,

@@ -97,10 +97,10 @@ def test_every_type_ignore_names_its_code_and_reason() -> None:
 # record, a Protocol, one function per fact). Counted without noqa and at ruff's default complexity
 # bound, so neither a noqa nor a raised limit hides one.
 MAX_BARE_ANY = 118
-MAX_COMPLEX_FUNCTIONS = 34
+MAX_COMPLEX_FUNCTIONS = 30
 # Lines over the 120 columns that `ruff format` leaves: string literals (messages, help) and docstrings it does
 # not wrap. Code is formatted at 120; these are rewrapped by hand as their modules are touched.
-MAX_LONG_LINES = 318
+MAX_LONG_LINES = 316
 
 
 def _ruff_findings(rule: str) -> list[str]:
@@ -142,3 +142,12 @@ def test_long_lines_do_not_grow() -> None:
         f"{len(found)} lines over 120 columns (budget {MAX_LONG_LINES}): wrap the string or the docstring\n"
         + "\n".join(found)
     )
+
+
+def test_no_function_graded_e_or_f() -> None:
+    """Issue 34: no function (nor class) of the package code graded E or F by radon's cyclomatic complexity
+    (over 30): such a function decides many things at once; split it into functions that each decide one
+    (a table where the logic is a table)."""
+    proc = _tool("radon", "cc", "-n", "E", "-s", *PACKAGES)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert proc.stdout.strip() == "", "graded E or F by radon (cc -n E): split them by concept\n" + proc.stdout

@@ -32,7 +32,9 @@ from ..exitcodes import ExitCode
 from .kit import Exit, config_from_args
 
 if TYPE_CHECKING:
+    from ..api import Rule
     from ..config import Config
+    from ..load import ParsedDocument
 
 __all__ = ["policy_test_command", "CaseResult", "run_fixture"]
 
@@ -73,10 +75,22 @@ def _bad(file: str, line: int, message: str) -> Exit:
 
 def run_fixture(file: str, cfg: Config) -> list[CaseResult]:
     """Every case of the fixture ``file``, linted with ``cfg``'s policies."""
-    from ..engine import discover_rules, lint_estate
-    from ..load import load_paths, read_documents
+    from ..engine import discover_rules
     from ..model.positions import resolve_position
-    from ..model.target import Target
+
+    doc = _read_fixture(file)
+    cfg, env = _fixture_config(file, doc, cfg)
+    policies = [r for r in discover_rules(cfg, env=env) if r.code in {p.code for p in cfg.policies}]
+    out: list[CaseResult] = []
+    for i, case in enumerate(doc.value["cases"]):
+        pos = resolve_position(doc.positions, ("cases", i))
+        out.append(_run_case(file, pos[0] if pos else 1, i, case, cfg, policies))
+    return out
+
+
+def _read_fixture(file: str) -> ParsedDocument:
+    """The fixture's one document: a mapping of env, target and a list of cases."""
+    from ..load import read_documents
 
     with open(file, "rb") as fh:
         docs, problems = read_documents(fh.read())
@@ -85,10 +99,16 @@ def run_fixture(file: str, cfg: Config) -> list[CaseResult]:
         raise _bad(file, problems[0].line, f"invalid YAML: {problems[0].message}")
     if len(docs) != 1 or not isinstance(docs[0].value, dict) or not isinstance(docs[0].value.get("cases"), list):
         raise _bad(file, 1, "a policy fixture is one mapping with a list of cases (docs/policies.md)")
-    doc = docs[0]
-    unknown = set(doc.value) - {"env", "target", "cases"}
+    unknown = set(docs[0].value) - {"env", "target", "cases"}
     if unknown:
         raise _bad(file, 1, f"unknown key {sorted(unknown)[0]!r} (a fixture has env, target and cases)")
+    return docs[0]
+
+
+def _fixture_config(file: str, doc: ParsedDocument, cfg: Config) -> tuple[Config, str | None]:
+    """The config with the fixture's target (when it gives one), and the fixture's env."""
+    from ..model.target import Target
+
     env = doc.value.get("env")
     if env is not None and not isinstance(env, str):
         raise _bad(file, 1, "env is a string")
@@ -97,44 +117,45 @@ def run_fixture(file: str, cfg: Config) -> list[CaseResult]:
             cfg = cfg.model_copy(update={"target": Target.model_validate(doc.value["target"])})
         except Exception as exc:  # a pydantic ValidationError: the fixture's target does not validate
             raise _bad(file, 1, f"target: {exc}") from None
-    policies = [r for r in discover_rules(cfg, env=env) if r.code in {p.code for p in cfg.policies}]
+    return cfg, env
+
+
+def _run_case(file: str, line: int, i: int, case: object, cfg: Config, policies: list[type[Rule]]) -> CaseResult:
+    """One case (the ``i``-th, at ``line``) linted on its own: the policy codes it expects and those it gave."""
+    from ..engine import discover_rules, lint_estate
+    from ..load import load_paths
+
     codes = {r.code for r in policies}
-    out: list[CaseResult] = []
-    for i, case in enumerate(doc.value["cases"]):
-        pos = resolve_position(doc.positions, ("cases", i))
-        line = pos[0] if pos else 1
-        if (
-            not isinstance(case, dict)
-            or not isinstance(case.get("objects"), list)
-            or not isinstance(case.get("expect"), list)
-        ):
-            raise _bad(file, line, "a case has a name, expect (a list of codes) and objects (a list of manifests)")
-        expected = tuple(str(c) for c in case["expect"])
-        strangers = [c for c in expected if c not in codes]
-        if strangers:
-            raise _bad(
-                file,
-                line,
-                f"expect names {strangers[0]!r}, which is not a policy of the config ({', '.join(sorted(codes)) or 'none'})",
-            )
-        with tempfile.TemporaryDirectory(prefix="jsops-policy-test-") as tmp:
-            path = os.path.join(tmp, "case.yaml")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write("\n---\n".join(json.dumps(o) for o in case["objects"]) + "\n")
-            estate = load_paths([path], env=None)
-            result = lint_estate(estate, [*discover_rules(), *policies], config=cfg, read_source=None)
-        found = [f for f in result.findings if f.rule in codes]
-        out.append(
-            CaseResult(
-                file,
-                line,
-                str(case.get("name") or f"case {i + 1}"),
-                expected,
-                tuple(sorted({f.rule for f in found})),
-                tuple(f"{f.rule} {f.object}: {f.message}" if f.object else f"{f.rule}: {f.message}" for f in found),
-            )
+    if (
+        not isinstance(case, dict)
+        or not isinstance(case.get("objects"), list)
+        or not isinstance(case.get("expect"), list)
+    ):
+        raise _bad(file, line, "a case has a name, expect (a list of codes) and objects (a list of manifests)")
+    expected = tuple(str(c) for c in case["expect"])
+    strangers = [c for c in expected if c not in codes]
+    if strangers:
+        raise _bad(
+            file,
+            line,
+            f"expect names {strangers[0]!r}, which is not a policy of the config "
+            f"({', '.join(sorted(codes)) or 'none'})",
         )
-    return out
+    with tempfile.TemporaryDirectory(prefix="jsops-policy-test-") as tmp:
+        path = os.path.join(tmp, "case.yaml")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("\n---\n".join(json.dumps(o) for o in case["objects"]) + "\n")
+        estate = load_paths([path], env=None)
+        result = lint_estate(estate, [*discover_rules(), *policies], config=cfg, read_source=None)
+    found = [f for f in result.findings if f.rule in codes]
+    return CaseResult(
+        file,
+        line,
+        str(case.get("name") or f"case {i + 1}"),
+        expected,
+        tuple(sorted({f.rule for f in found})),
+        tuple(f"{f.rule} {f.object}: {f.message}" if f.object else f"{f.rule}: {f.message}" for f in found),
+    )
 
 
 def render_results(results: list[CaseResult]) -> str:

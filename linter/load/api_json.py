@@ -111,60 +111,15 @@ def _load_api_consumer(
     start: Pos,
     lenient: bool = False,
 ) -> None:
-    v = doc.value
-    stream = v.get("stream_name") if spec_path else None
-    how = ""
-    if stream is None:
-        # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
-        # `nats consumer add --output` writes does not: the user gives it (--stream, consumer-streams),
-        # or else the file's directory may be named after it (checked once the estate is loaded).
-        # Without either (or with a directory no manifest declares as a stream: check_estate), the
-        # stream is unknown: the consumer is checked without it (Estate.bare).
-        stream = given_stream(file, estate.consumer_streams)
-        how = "given"
-        if stream is None:
-            stream = _name_from(os.path.basename(os.path.dirname(file)))
-            how = "directory" if stream is not None else "unknown"
-    if stream is not None and (not isinstance(stream, str) or not stream or len(stream) > MAX_NAME_LENGTH):
-        pos = resolve_position(doc.positions, ("stream_name",)) or start
-        what = (
-            too_long("stream_name", stream)
-            if isinstance(stream, str) and stream
-            else f"stream_name must be a non-empty string, got {kind_of(stream)}"
-        )
-        # Not a string: the body does not decode (10025, every release).
-        estate.findings.append(
-            finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else ErrCode.INVALID_JSON)
-        )
+    found = _consumer_stream(doc, file, estate, spec_path, start)
+    if found is None:
         return
-    name_field = "durable_name" if cfg.get("durable_name") else "name"
-    name = cfg.get(name_field)
-    if name is None and not spec_path:
-        # `nats consumer add STREAM [NAME] --config FILE`: the name is on the command line too (or the
-        # server names an ephemeral consumer); shown under the file's name.
-        name = _name_from(os.path.splitext(os.path.basename(file))[0])
-        if name is not None:
-            estate.findings.append(
-                finding(
-                    "name-from-path",
-                    f"consumer config has no durable_name or name (natscli takes it on the command line): shown as {shown(name)!r} after its file",
-                    file,
-                    *start,
-                    ObjectRef("Consumer", name, stream if isinstance(stream, str) else None),
-                )
-            )
-    if not isinstance(name, str) or not name:
-        pos = resolve_position(doc.positions, spec_path) or start
-        estate.findings.append(
-            finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos)
-        )
-        return
-    if len(name) > MAX_NAME_LENGTH:
-        pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
-        estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
+    stream, how = found
+    named = _consumer_name(doc, file, estate, cfg, spec_path, start, stream)
+    if named is None:
         return
     declared = declared_in(
-        doc, index, file, kind="Consumer", name=name, stream=stream, dialect="api", spec_path=spec_path
+        doc, index, file, kind="Consumer", name=named, stream=stream, dialect="api", spec_path=spec_path
     )
     if how == "unknown":
         units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
@@ -181,7 +136,8 @@ def _load_api_consumer(
         estate.findings.append(
             finding(
                 "name-from-path",
-                f"consumer {shown(name)!r} names no stream (as `nats consumer add --output` writes it): it belongs to stream {shown(stream)!r}, {whence}",
+                f"consumer {shown(named)!r} names no stream (as `nats consumer add --output` writes it): "
+                f"it belongs to stream {shown(stream)!r}, {whence}",
                 file,
                 *start,
                 declared.ref,
@@ -189,6 +145,81 @@ def _load_api_consumer(
         )
     units_ok = _api_unit_strings(cfg, "Consumer", spec_path, doc, file, estate)
     admit(declared, cfg, estate, units_ok, lenient)
+
+
+def _consumer_stream(
+    doc: ParsedDocument, file: str, estate: Estate, spec_path: FieldPath, start: Pos
+) -> tuple[str | None, str] | None:
+    """The stream an API consumer config belongs to and how it was found: ``""`` its ``stream_name``,
+    ``given`` (--stream, consumer-streams), ``directory`` (its directory's name) or ``unknown`` (None);
+    None when its ``stream_name`` is not a valid name (said in a finding)."""
+    stream = doc.value.get("stream_name") if spec_path else None
+    how = ""
+    if stream is None:
+        # `nats consumer add STREAM --config FILE` names the stream on the command line, so the file
+        # `nats consumer add --output` writes does not: the user gives it (--stream, consumer-streams),
+        # or else the file's directory may be named after it (checked once the estate is loaded).
+        # Without either (or with a directory no manifest declares as a stream: check_estate), the
+        # stream is unknown: the consumer is checked without it (Estate.bare).
+        stream = given_stream(file, estate.consumer_streams)
+        how = "given"
+        if stream is None:
+            stream = _name_from(os.path.basename(os.path.dirname(file)))
+            how = "directory" if stream is not None else "unknown"
+    if stream is None or isinstance(stream, str) and stream and len(stream) <= MAX_NAME_LENGTH:
+        return stream, how
+    pos = resolve_position(doc.positions, ("stream_name",)) or start
+    what = (
+        too_long("stream_name", stream)
+        if isinstance(stream, str) and stream
+        else f"stream_name must be a non-empty string, got {kind_of(stream)}"
+    )
+    # Not a string: the body does not decode (10025, every release).
+    estate.findings.append(
+        finding("invalid-field", what, file, *pos, None, None if isinstance(stream, str) else ErrCode.INVALID_JSON)
+    )
+    return None
+
+
+def _consumer_name(
+    doc: ParsedDocument,
+    file: str,
+    estate: Estate,
+    cfg: dict[str, Any],
+    spec_path: FieldPath,
+    start: Pos,
+    stream: str | None,
+) -> str | None:
+    """An API consumer config's name (``durable_name``, ``name``, or a bare config's file name, said in a
+    finding); None when it has no valid one (said in a finding)."""
+    name_field = "durable_name" if cfg.get("durable_name") else "name"
+    name = cfg.get(name_field)
+    if name is None and not spec_path:
+        # `nats consumer add STREAM [NAME] --config FILE`: the name is on the command line too (or the
+        # server names an ephemeral consumer); shown under the file's name.
+        name = _name_from(os.path.splitext(os.path.basename(file))[0])
+        if name is not None:
+            estate.findings.append(
+                finding(
+                    "name-from-path",
+                    "consumer config has no durable_name or name (natscli takes it on the command line): "
+                    f"shown as {shown(name)!r} after its file",
+                    file,
+                    *start,
+                    ObjectRef("Consumer", name, stream),
+                )
+            )
+    if not isinstance(name, str) or not name:
+        pos = resolve_position(doc.positions, spec_path) or start
+        estate.findings.append(
+            finding("invalid-field", "consumer config has neither durable_name nor name", file, *pos)
+        )
+        return None
+    if len(name) > MAX_NAME_LENGTH:
+        pos = resolve_position(doc.positions, spec_path + (name_field,)) or start
+        estate.findings.append(finding("invalid-field", too_long(name_field, name), file, *pos))
+        return None
+    return name
 
 
 def _load_api_stream(

@@ -450,54 +450,95 @@ def build_report(
     consumers = sorted(
         (r for r in estate.resources if r.kind == "Consumer"), key=lambda r: (r.stream or "", r.name, r.context, r.file)
     )
+    per_object = _findings_per_object(findings)
+    built = _consumer_reports(consumers, profiles, effective, per_object)
+    declared = {r.name for r in streams}
+    generated_at, window_start, window_end = _profile_header(profiles)
+    return ReportData(
+        title=title,
+        sources=tuple(sources),
+        profiles_source=profiles_source,
+        profile_generated_at=generated_at,
+        window_start=window_start,
+        window_end=window_end,
+        streams=_stream_reports(streams, built, profiles, effective, per_object),
+        orphan_consumers=tuple(c for c in built if c.stream not in declared),
+        findings=_group_findings(findings, _anchors(streams, consumers)),
+        counts=tuple(
+            (s.value, sum(1 for f in findings if f.severity is s))
+            for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+        ),
+        unmatched_profiles=_unmatched(profiles, declared, built),
+    )
+
+
+def _anchors(streams: Sequence[Resource], consumers: Sequence[Resource]) -> dict[tuple[str, str, str | None], str]:
+    """The anchor of each object's section (the first of its name, in report order)."""
     anchors: dict[tuple[str, str, str | None], str] = {}
     for i, r in enumerate(streams):
         anchors.setdefault(("Stream", r.name, None), f"s{i}")
     for i, r in enumerate(consumers):
         anchors.setdefault(("Consumer", r.name, r.stream), f"c{i}")
+    return anchors
+
+
+def _findings_per_object(findings: Sequence[Finding]) -> dict[tuple[str, str, str | None], int]:
     per_object: dict[tuple[str, str, str | None], int] = {}
     for f in findings:
         key = _object_key(f.object)
         if key is not None:
             per_object[key] = per_object.get(key, 0) + 1
+    return per_object
 
-    def consumer_report(i: int, r: Resource) -> ConsumerReport:
+
+def _consumer_reports(
+    consumers: Sequence[Resource],
+    profiles: Profiles | None,
+    effective: Callable[[Resource], EffectiveStream | EffectiveConsumer],
+    per_object: dict[tuple[str, str, str | None], int],
+) -> list[ConsumerReport]:
+    out = []
+    for i, r in enumerate(consumers):
         prof = profiles.consumer(r.stream or "", r.name) if profiles else None
         eff = effective(r)
         if not isinstance(eff, EffectiveConsumer):
             raise TypeError(f"{r.name} is not a consumer")
-        return _consumer(r, eff, prof, f"c{i}", per_object.get(("Consumer", r.name, r.stream), 0))
+        out.append(_consumer(r, eff, prof, f"c{i}", per_object.get(("Consumer", r.name, r.stream), 0)))
+    return out
 
-    built = [consumer_report(i, r) for i, r in enumerate(consumers)]
-    declared = {r.name for r in streams}
-    stream_reports = []
+
+def _stream_reports(
+    streams: Sequence[Resource],
+    built: Sequence[ConsumerReport],
+    profiles: Profiles | None,
+    effective: Callable[[Resource], EffectiveStream | EffectiveConsumer],
+    per_object: dict[tuple[str, str, str | None], int],
+) -> tuple[StreamReport, ...]:
+    out = []
     for i, r in enumerate(streams):
         own = tuple(c for c in built if c.stream == r.name)
         prof = profiles.stream(r.name) if profiles else None
         eff = effective(r)
         if not isinstance(eff, EffectiveStream):
             raise TypeError(f"{r.name} is not a stream")
-        stream_reports.append(_stream(r, eff, prof, f"s{i}", own, per_object.get(("Stream", r.name, None), 0)))
-    orphans = tuple(c for c in built if c.stream not in declared)
-    unmatched: list[str] = []
-    if profiles is not None:
-        unmatched.extend(f"stream {name}" for name in sorted(profiles.streams) if name not in declared)
-        known = {f"{c.stream}/{c.name}" for c in built}
-        unmatched.extend(f"consumer {key}" for key in sorted(profiles.consumers) if key not in known)
-    counts = tuple(
-        (s.value, sum(1 for f in findings if f.severity is s))
-        for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)
-    )
-    return ReportData(
-        title=title,
-        sources=tuple(sources),
-        profiles_source=profiles_source,
-        profile_generated_at=profiles.generated_at if profiles else None,
-        window_start=profiles.window.start if profiles and profiles.window else None,
-        window_end=profiles.window.end if profiles and profiles.window else None,
-        streams=tuple(stream_reports),
-        orphan_consumers=orphans,
-        findings=_group_findings(findings, anchors),
-        counts=counts,
-        unmatched_profiles=tuple(unmatched),
+        out.append(_stream(r, eff, prof, f"s{i}", own, per_object.get(("Stream", r.name, None), 0)))
+    return tuple(out)
+
+
+def _profile_header(profiles: Profiles | None) -> tuple[datetime | None, datetime | None, datetime | None]:
+    """When the profiles were made and the window they measure (None without profiles)."""
+    if profiles is None:
+        return None, None, None
+    window = profiles.window
+    return profiles.generated_at, window.start if window else None, window.end if window else None
+
+
+def _unmatched(profiles: Profiles | None, declared: set[str], built: Sequence[ConsumerReport]) -> tuple[str, ...]:
+    """The profiled streams and consumers the estate does not declare."""
+    if profiles is None:
+        return ()
+    known = {f"{c.stream}/{c.name}" for c in built}
+    return (
+        *(f"stream {name}" for name in sorted(profiles.streams) if name not in declared),
+        *(f"consumer {key}" for key in sorted(profiles.consumers) if key not in known),
     )

@@ -306,40 +306,71 @@ def _consumer_numbers(
     normalise = (release or NORMALISE_NEGATIVE_LIMITS) >= NORMALISE_NEGATIVE_LIMITS
     floor = 0 if normalise else -(2**63)
     push = bool(c.deliver_subject)
-    ack = c.ack_policy or "none"
+    return _Numbers(
+        ack_wait=_ack_wait(c),
+        max_deliver=_max_deliver(c, normalise),
+        max_waiting=_max_waiting(c, floor, push),
+        max_ack_pending=_max_ack_pending(c, normalise, stream_limits, target),
+        max_batch=_max_batch(c, floor, push, target),
+        max_expires=max(c.max_expires or 0, floor),
+        max_bytes=max(c.max_bytes or 0, floor),
+        idle_heartbeat=FLOW_CONTROL_HEARTBEAT
+        if (c.ack_policy or "none") == "flow_control"
+        else max(c.idle_heartbeat or 0, floor),
+        inactive_threshold=_inactive_threshold(c, floor, durable, stream_limits),
+        priority_timeout=_priority_timeout(c),
+    )
+
+
+def _ack_wait(c: ConsumerConfig) -> int:
+    """The first backoff, else the consumer's own value, else (when it acks each message) the default."""
+    if c.backoff:
+        return c.backoff[0]
+    ack_wait = c.ack_wait or 0
+    if ack_wait == 0 and (c.ack_policy or "none") in ("explicit", "all"):
+        return CONSUMER_DEFAULT_ACK_WAIT
+    return ack_wait
+
+
+def _max_deliver(c: ConsumerConfig, normalise: bool) -> int:
+    """The consumer's own value; unlimited (-1) for none (and for below -1 where the release normalises)."""
     max_deliver = c.max_deliver or 0
     if max_deliver == 0 or (normalise and max_deliver < -1):
-        max_deliver = -1
+        return -1
+    return max_deliver
+
+
+def _max_waiting(c: ConsumerConfig, floor: int, push: bool) -> int:
+    """The consumer's own value, else (a pull consumer) the default."""
     max_waiting = max(c.max_waiting or 0, floor)
     if not push and max_waiting == 0:
-        max_waiting = CONSUMER_DEFAULT_MAX_WAITING
-    ack_wait = c.ack_wait or 0
-    if ack_wait == 0 and ack in ("explicit", "all"):
-        ack_wait = CONSUMER_DEFAULT_ACK_WAIT
-    if c.backoff:
-        ack_wait = c.backoff[0]
+        return CONSUMER_DEFAULT_MAX_WAITING
+    return max_waiting
+
+
+def _max_batch(c: ConsumerConfig, floor: int, push: bool, target: Target | None) -> int:
+    """The consumer's own value, else (a pull consumer) the server's request batch limit."""
     max_batch = max(c.max_batch or 0, floor)
     request_batch = (target.limits.max_request_batch or 0) if target is not None else 0
     if not push and max_batch == 0 and request_batch > 0:
-        max_batch = request_batch
+        return request_batch
+    return max_batch
+
+
+def _inactive_threshold(c: ConsumerConfig, floor: int, durable: str, stream_limits: EffectiveConsumerLimits) -> int:
+    """The consumer's own value, else the stream's consumer limit, else (an ephemeral) the default."""
     inactive = max(c.inactive_threshold or 0, floor) or stream_limits.inactive_threshold
     if not durable and inactive <= 0:
-        inactive = EPHEMERAL_INACTIVE_THRESHOLD
+        return EPHEMERAL_INACTIVE_THRESHOLD
+    return inactive
+
+
+def _priority_timeout(c: ConsumerConfig) -> int:
+    """The consumer's own value, else (a pinned client) the default pin TTL."""
     pinned = max(c.priority_timeout or 0, 0)
     if c.priority_policy == "pinned_client" and pinned == 0:
-        pinned = PINNED_TTL_DEFAULT
-    return _Numbers(
-        ack_wait=ack_wait,
-        max_deliver=max_deliver,
-        max_waiting=max_waiting,
-        max_ack_pending=_max_ack_pending(c, normalise, stream_limits, target),
-        max_batch=max_batch,
-        max_expires=max(c.max_expires or 0, floor),
-        max_bytes=max(c.max_bytes or 0, floor),
-        idle_heartbeat=FLOW_CONTROL_HEARTBEAT if ack == "flow_control" else max(c.idle_heartbeat or 0, floor),
-        inactive_threshold=inactive,
-        priority_timeout=pinned,
-    )
+        return PINNED_TTL_DEFAULT
+    return pinned
 
 
 class StreamUnknown(Exception):

@@ -42,7 +42,7 @@ from typing import Any
 from jsops.linter import EffectiveConsumer, EffectiveStream, Kind, format_size, parse_version
 
 from ..dataloss import limit_losses, loss_total
-from ..diff import diff_configs
+from ..diff import Change, diff_configs
 from ..live import MIGRATION, LiveState, LiveStream, owned
 from ..permissions import Blocker, Need, Permission, Refusal
 from ..vocabulary import ActionKind, ChangeClass
@@ -262,15 +262,6 @@ def migration_action(
     source, via, running = _source(d, live) or (d.name, temp_name(d.name), False)
     fresh = not running
     src = live.streams.get(source)
-    via_config = None
-    if via is not None and src is not None and migration_record(src.config.metadata) is None:
-        # the temporary stream is the old config under another name, with the subjects it had
-        # before a cut-over that may have started (recorded on the temporary stream)
-        temp = live.streams.get(via)
-        rec = migration_record(temp.config.metadata) if temp is not None else None
-        subjects = rec.get("subjects") if rec is not None else None
-        kept = tuple(str(x) for x in subjects) if isinstance(subjects, list) else src.config.subjects
-        via_config = src.config._replace(name=via, subjects=kept)
     reset, skipped = (
         reset_consumers(src, consumers, live) if src is not None and fresh and not opt.keep_position else ([], 0)
     )
@@ -278,49 +269,27 @@ def migration_action(
         source,
         d.name,
         via,
-        via_config,
+        _via_config(src, via, live),
         consumers,
         src.messages if src is not None else 0,
         src.bytes if src is not None else 0,
         tuple(reset),
     )
-    changes = (
-        [
-            replace(
-                c,
-                consequence=f"{c.consequence.split(';')[0]}; migrated instead: messages and consumer positions are kept",
-            )
-            if c.cls == ChangeClass.RECREATE
-            else c
-            for c in recreate.changes
-        ]
-        if recreate is not None
-        else (
-            [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"]
-            if src is not None and fresh
-            else []
-        )
-    )
     what = f"renamed from {source}" if via is None else "a change the server cannot make in place"
     if running:
         what = f"a migration from {source} is in progress on the server"
-    steps = _steps(spec, src if fresh else None, live, config)
     act = Intent(
         ActionKind.MIGRATE,
         Kind.STREAM,
         d.name,
         None,
-        changes,
-        steps,
+        _migration_changes(d, src if fresh else None, recreate),
+        _steps(spec, src if fresh else None, live, config),
         config,
         migration=spec,
         needs=(Need(Permission.MIGRATE, f"{what}; "),),
     )
-    refused, code = _refusal(src, d, live, opt, fresh, set(consumers)), None
-    if refused is None and src is not None and fresh:
-        block = server_refusal(src.config, d.stream_config, via, parse_version(opt.server_version))
-        if block is not None:
-            refused, code = Refusal(Blocker.SERVER_REFUSAL, block.said), block.err_code
+    refused, code = _migration_refusal(src, d, live, opt, fresh, via, set(consumers))
     if refused is not None:
         unsent = [replace(c, consequence=c.consequence.split(";")[0]) if c.consequence else c for c in act.changes]
         act = replace(act, consequence="not migrated: nothing is sent (the reason above)", changes=unsent)
@@ -332,6 +301,59 @@ def migration_action(
         )
         act = replace(act, data_loss=skipped, needs=act.needs + (Need(Permission.DATA_LOSS, said, tier=1),))
     return Choice(act)
+
+
+def _via_config(src: LiveStream | None, via: str | None, live: LiveState) -> EffectiveStream | None:
+    """The temporary stream of a two-leg migration that starts now: the old config under another name,
+    with the subjects it had before a cut-over that may have started (recorded on the temporary stream);
+    None for a rename, a migration without its source or one recorded on the source."""
+    if via is None or src is None or migration_record(src.config.metadata) is not None:
+        return None
+    temp = live.streams.get(via)
+    rec = migration_record(temp.config.metadata) if temp is not None else None
+    subjects = rec.get("subjects") if rec is not None else None
+    kept = tuple(str(x) for x in subjects) if isinstance(subjects, list) else src.config.subjects
+    return src.config._replace(name=via, subjects=kept)
+
+
+def _migration_changes(d: Desired, src: LiveStream | None, recreate: Intent | None) -> list[Change]:
+    """What a migration changes: a recreate's changes, said as migrated, when it stands for one; else the
+    difference from its source (``src``: None when the migration is under way)."""
+    if recreate is not None:
+        return [
+            replace(
+                c,
+                consequence=f"{c.consequence.split(';')[0]}; "
+                "migrated instead: messages and consumer positions are kept",
+            )
+            if c.cls == ChangeClass.RECREATE
+            else c
+            for c in recreate.changes
+        ]
+    if src is None:
+        return []
+    return [c for c in diff_configs("Stream", src.config, d.config) if c.path != "name"]
+
+
+def _migration_refusal(
+    src: LiveStream | None,
+    d: Desired,
+    live: LiveState,
+    opt: PlanOptions,
+    fresh: bool,
+    via: str | None,
+    declared: set[str],
+) -> tuple[Refusal | None, int | None]:
+    """Why the migration cannot be made (None: it can) and the server's error code when the server
+    refuses it: this release's or jsops's safety rules (:func:`_refusal`), then the server's own checks of
+    the change."""
+    refused = _refusal(src, d, live, opt, fresh, declared)
+    if refused is not None or src is None or not fresh:
+        return refused, None
+    block = server_refusal(src.config, d.stream_config, via, parse_version(opt.server_version))
+    if block is None:
+        return None, None
+    return Refusal(Blocker.SERVER_REFUSAL, block.said), block.err_code
 
 
 BEFORE_PROMOTION = ("copy", "cutover")  # the steps of a leg whose copy can still be dropped without loss

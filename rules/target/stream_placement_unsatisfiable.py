@@ -102,23 +102,19 @@ class TargetStreamPlacementUnsatisfiable(api.StreamRule):
     def check_stream(
         self, resource: api.StreamResource, c: api.StreamConfig, ctx: api.RuleContext
     ) -> Iterator[api.Violation]:
-        p = c.placement
         t = ctx.target
-        if (p is not None and p.preferred) or t.clustered is False:
-            return  # placement.preferred: JS120 answers first
-        sized = (c.max_bytes or 0) > 0 and any(_capacity(s, c.storage == "memory") is not None for s in t.servers or ())
-        cluster, tags = (p.cluster, list(p.tags or [])) if p is not None else (None, [])
-        if not cluster and not tags and not sized and len(_known_clusters(t)) < 2:
-            return  # one cluster: its size is JS315's
-        r = c.num_replicas or 1
-        if r < 1 or r > api.MAX_REPLICAS:
+        if not _judged(c, t):
             return
+        p = c.placement
+        cluster, tags = (p.cluster, list(p.tags or [])) if p is not None else (None, [])
+        r = c.num_replicas or 1
         known = _known_clusters(t)
         if cluster and known and cluster not in known:
             yield api.Violation(
                 resource,
                 ("placement", "cluster"),
-                f"placement.cluster {cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); nats-server finds no peers to place the stream",
+                f"placement.cluster {cluster!r} is not a cluster of the target ({', '.join(sorted(known))}); "
+                "nats-server finds no peers to place the stream",
                 server_error_code=api.ErrCode.CLUSTER_NO_PEERS,
             )
             return
@@ -126,24 +122,45 @@ class TargetStreamPlacementUnsatisfiable(api.StreamRule):
             return
         if t.cluster_size is not None and t.cluster_size > 0 and r > t.cluster_size:
             return  # JS315
-        memory = c.storage == "memory"
         max_bytes = c.max_bytes or 0
-        v = api.placement.placement_refusal(_peers(t, memory), t.cluster_name, r, cluster, tags, max_bytes)
+        v = api.placement.placement_refusal(
+            _peers(t, c.storage == "memory"), t.cluster_name, r, cluster, tags, max_bytes
+        )
         if v is None:
             return
-        path = (
-            ("max_bytes",)
-            if v.matched >= r
-            else ("placement", "tags")
-            if tags
-            else ("placement", "cluster")
-            if cluster
-            else ("num_replicas",)
-        )
         tried_all = not cluster and len(known) > 1
         yield api.Violation(
-            resource, path, _message(v, tags, r, max_bytes, c.storage or "file", tried_all), server_error_code=v.code
+            resource,
+            _refused_field(v, r, tags, cluster),
+            _message(v, tags, r, max_bytes, c.storage or "file", tried_all),
+            server_error_code=v.code,
         )
+
+
+def _judged(c: api.StreamConfig, t: api.Target) -> bool:
+    """Whether the stream's placement is this rule's to judge: not a preferred one (JS120 answers first), on a
+    clustered target, placed by cluster, tags or size or among several clusters (one cluster's size is
+    JS315's), with a replica count the server takes."""
+    p = c.placement
+    if (p is not None and p.preferred) or t.clustered is False:
+        return False
+    sized = (c.max_bytes or 0) > 0 and any(_capacity(s, c.storage == "memory") is not None for s in t.servers or ())
+    placed = p is not None and bool(p.cluster or p.tags)
+    if not placed and not sized and len(_known_clusters(t)) < 2:
+        return False
+    return 1 <= (c.num_replicas or 1) <= api.MAX_REPLICAS
+
+
+def _refused_field(v: api.placement.PlacementRefusal, r: int, tags: list[str], cluster: str | None) -> tuple[str, ...]:
+    """The field a placement refusal points at: max_bytes when enough servers match but lack the room, else
+    the tags, the cluster or the replica count (the first the stream sets)."""
+    if v.matched >= r:
+        return ("max_bytes",)
+    if tags:
+        return ("placement", "tags")
+    if cluster:
+        return ("placement", "cluster")
+    return ("num_replicas",)
 
 
 RULE = TargetStreamPlacementUnsatisfiable

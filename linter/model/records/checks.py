@@ -92,40 +92,13 @@ def _fast_special(cls: type[RecordBase], plan: _Plan, given: dict[str, Any]) -> 
 
 def _compile(t: object, *, strict: bool) -> _Check:
     """The check of one annotation: the validated value, or :class:`_Unsure`."""
-    origin = get_origin(t)
     if t is Any:
         return lambda v: v
     if t is type(None):
         return _exact(type(None))
-    if origin is Annotated:
-        base, *meta = get_args(t)
-        if _AWARE in meta:
-            return _unsure
-        inner = _compile(base, strict=strict or _STRICT in meta)
-        hooks = [m.func for m in meta if isinstance(m, Before)]
-        if not hooks:
-            return inner
-        return _before(hooks, inner)
-    if origin in (Union, types.UnionType):
-        args = get_args(t)
-        others = [a for a in args if a is not type(None)]
-        if len(others) == 1:
-            return _optional(_compile(others[0], strict=strict))
-        return _union([_compile(a, strict=strict) for a in args], type(None) in args)
-    if origin is Literal:
-        return _literal(get_args(t))
-    if origin is list:
-        item = _compile(get_args(t)[0], strict=strict)
-        return lambda v: [item(x) for x in v] if type(v) is list else _unsure(v)
-    if origin is tuple:
-        args = get_args(t)
-        if len(args) != 2 or args[1] is not Ellipsis:
-            return _unsure
-        member = _compile(args[0], strict=strict)
-        return lambda v: tuple(member(x) for x in v) if type(v) is list or type(v) is tuple else _unsure(v)
-    if origin is dict:
-        key, val = (_compile(a, strict=strict) for a in get_args(t))
-        return lambda v: {key(k): val(x) for k, x in v.items()} if type(v) is dict else _unsure(v)
+    generic = _GENERICS.get(get_origin(t))
+    if generic is not None:
+        return generic(t, strict)
     if t in (str, int, bool, float):
         return _exact(t)
     if isinstance(t, type) and issubclass(t, enum.Enum):
@@ -133,6 +106,62 @@ def _compile(t: object, *, strict: bool) -> _Check:
     if _is_declared(t):
         return _nested(t)
     return _unsure
+
+
+def _annotated(t: object, strict: bool) -> _Check:
+    """``Annotated[X, ...]``: X's check, strict with :data:`_STRICT`, after its before-validators."""
+    base, *meta = get_args(t)
+    if _AWARE in meta:
+        return _unsure
+    inner = _compile(base, strict=strict or _STRICT in meta)
+    hooks = [m.func for m in meta if isinstance(m, Before)]
+    if not hooks:
+        return inner
+    return _before(hooks, inner)
+
+
+def _union_of(t: object, strict: bool) -> _Check:
+    """``X | None`` or a union of several."""
+    args = get_args(t)
+    others = [a for a in args if a is not type(None)]
+    if len(others) == 1:
+        return _optional(_compile(others[0], strict=strict))
+    return _union([_compile(a, strict=strict) for a in args], type(None) in args)
+
+
+def _literal_of(t: object, strict: bool) -> _Check:
+    return _literal(get_args(t))
+
+
+def _list_of(t: object, strict: bool) -> _Check:
+    item = _compile(get_args(t)[0], strict=strict)
+    return lambda v: [item(x) for x in v] if type(v) is list else _unsure(v)
+
+
+def _tuple_of(t: object, strict: bool) -> _Check:
+    """``tuple[X, ...]`` (from a list or a tuple); a fixed-length tuple is not checked here."""
+    args = get_args(t)
+    if len(args) != 2 or args[1] is not Ellipsis:
+        return _unsure
+    member = _compile(args[0], strict=strict)
+    return lambda v: tuple(member(x) for x in v) if type(v) is list or type(v) is tuple else _unsure(v)
+
+
+def _dict_of(t: object, strict: bool) -> _Check:
+    key, val = (_compile(a, strict=strict) for a in get_args(t))
+    return lambda v: {key(k): val(x) for k, x in v.items()} if type(v) is dict else _unsure(v)
+
+
+_GENERICS: dict[object, Callable[[object, bool], _Check]] = {
+    Annotated: _annotated,
+    Union: _union_of,
+    types.UnionType: _union_of,
+    Literal: _literal_of,
+    list: _list_of,
+    tuple: _tuple_of,
+    dict: _dict_of,
+}
+"""The check of a generic annotation, by its origin (:func:`typing.get_origin`)."""
 
 
 def _before(hooks: list[Callable[[Any], Any]], inner: _Check) -> _Check:
