@@ -93,12 +93,46 @@ def check_url(url: str) -> tuple[str, int]:
 
 
 def probe(url: str, timeout: float = 10.0) -> None:
-    """Fail fast, in one line, when nothing accepts connections at ``url`` (the Connect client would
-    retry an unreachable endpoint for minutes)."""
+    """Fail fast, in one line, when nothing accepts connections at ``url``, or when the client would speak
+    TLS to a server that does not (the Connect client would retry either for minutes)."""
     host, port = check_url(url)
     try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            if _client_uses_tls(url, host) and not _speaks_tls(sock, host):
+                raise EngineError(
+                    f"the Spark Connect server at {host}:{port} does not speak TLS, and the client would: a token "
+                    "(or use_ssl=true) in the URL turns TLS on except for host localhost; give "
+                    f"sc://localhost:{port}/;token=... for a server on this machine, or enable TLS on the server"
+                )
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise EngineError(f"cannot reach the Spark Connect server at {host}:{port}: {reason.lower()}") from None
+
+
+def _params(url: str) -> dict[str, str]:
+    """The ``;key=value`` parameters of a Spark Connect URL."""
+    pairs = (part.partition("=") for part in urlsplit(url).path.split(";")[1:])
+    return {key: value for key, _, value in pairs if key}
+
+
+def _client_uses_tls(url: str, host: str) -> bool:
+    """Whether PySpark's channel builder opens a TLS channel for ``url``: ``use_ssl=true``, or a token to any
+    host but ``localhost`` (to which it sends the token in the clear)."""
+    params = _params(url)
+    use_ssl = params.get("use_ssl", "").lower() == "true"
+    return use_ssl or ("token" in params and host != "localhost")
+
+
+def _speaks_tls(sock: socket.socket, host: str) -> bool:
+    """Whether the peer completes a TLS handshake (its certificate is not judged here: the client does that)."""
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    context.set_alpn_protocols(["h2"])
+    try:
+        with context.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=True):
+            return True
+    except (ssl.SSLError, ConnectionError, TimeoutError):
+        return False

@@ -3,6 +3,7 @@ sources that lag or fail (from the ``cluster``, ``mirror`` and ``sources`` parts
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,13 @@ __all__: list[str] = []
 class ReplicaLag(RuleOptions):
     max_lag: int = option(default=1_000, ge=0, description="operations a replica may be behind its leader")
     max_silence: Duration = option(default=30 * SECOND, description="time since the leader last heard from a replica")
+
+
+class LeaderSkew(RuleOptions):
+    max_factor: float = option(
+        default=2.0, gt=1.0, description="times its fair share of a cluster's stream leaders one server may lead"
+    )
+    min_excess: int = option(default=3, ge=1, description="leaders over the fair share before a server is skewed")
 
 
 class SourceLag(RuleOptions):
@@ -106,6 +114,43 @@ def no_leader(state: AuditState, _opts: RuleOptions) -> Iterator[Hit]:
                 None,
                 f"R{replicas} stream without a current leader: writes and consumer deliveries wait for an election",
             )
+
+
+@register(
+    "JS516",
+    "live-leader-skew",
+    Severity.WARNING,
+    "one server leads far more than its share of a cluster's replicated streams: their writes all pass through it",
+    LeaderSkew,
+)
+def leader_skew(state: AuditState, opts: LeaderSkew) -> Iterator[Hit]:
+    for cluster, (servers, led) in sorted(_leaders(state).items()):
+        total = sum(led.values())
+        fair = total / len(servers)
+        for server, count in led.most_common():
+            if count > opts.max_factor * fair and count - fair >= opts.min_excess:
+                yield Hit(
+                    None,
+                    None,
+                    f"server {server!r} leads {count} of the {total} replicated streams of cluster {cluster!r} "
+                    f"({len(servers)} servers, about {fair:.0f} each when balanced): their writes all pass through "
+                    "it; a leader step-down of some of them (`nats stream cluster step-down STREAM`) spreads them",
+                )
+
+
+def _leaders(state: AuditState) -> dict[str, tuple[set[str], Counter[str]]]:
+    """Per cluster: the servers its replicated streams are placed on, and how many each leads."""
+    clusters: dict[str, tuple[set[str], Counter[str]]] = {}
+    for info in state.streams.values():
+        cluster = info.get("cluster") or {}
+        leader = cluster.get("leader")
+        peers = [str(r.get("name")) for r in cluster.get("replicas") or [] if isinstance(r, dict)]
+        if not leader or not peers:
+            continue
+        servers, led = clusters.setdefault(str(cluster.get("name") or ""), (set(), Counter()))
+        servers.update([str(leader), *peers])
+        led[str(leader)] += 1
+    return clusters
 
 
 def _origins(info: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

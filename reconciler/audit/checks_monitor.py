@@ -21,6 +21,7 @@ is set; ``enabled: false`` turns an object's checks off.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
 from jsops.linter import Severity
@@ -63,15 +64,25 @@ def _pos(t: Mapping[str, int | bool], key: str) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
-def _checked(
-    kind: str, metadata: Mapping[str, str] | None, hit: Callable[[str, Severity], Hit]
-) -> tuple[dict[str, int | bool], Hit | None] | None:
+def _monitored(
+    kind: str,
+    metadata: Mapping[str, str] | None,
+    hit: Callable[[str, Severity], Hit],
+    judge: Callable[[Mapping[str, int | bool]], Iterator[Hit]],
+) -> Iterator[Hit]:
+    """The thresholds an object's io.nats.monitor.* metadata sets, judged; a broken threshold is its one finding."""
     t, problem = _thresholds(kind, metadata)
     if problem is not None:
-        return t, hit(problem, ERROR)
-    if not t or t.get("enabled") is False:
-        return None
-    return t, None
+        yield hit(problem, ERROR)
+    elif t and t.get("enabled") is not False:
+        yield from judge(t)
+
+
+def _hit_for(stream: str, consumer: str | None) -> Callable[[str, Severity], Hit]:
+    def hit(message: str, severity: Severity) -> Hit:
+        return Hit(stream, consumer, f"{message} (natscli's io.nats.monitor thresholds)", severity)
+
+    return hit
 
 
 @register(
@@ -82,19 +93,10 @@ def _checked(
 )
 def monitor_stream(state: AuditState, _opts: object) -> Iterator[Hit]:
     for name, ls in state.live.streams.items():
-
-        def hit(message: str, severity: Severity, name: str = name) -> Hit:
-            return Hit(name, None, f"{message} (natscli's io.nats.monitor thresholds)", severity)
-
-        done = _checked("Stream", ls.config.metadata, hit)
-        if done is None:
-            continue
-        t, broken = done
-        if broken is not None:
-            yield broken
-            continue
+        hit = _hit_for(name, None)
         info = state.streams.get(name) or {}
-        yield from _stream_hits(t, info, ls.config.num_replicas, hit)
+        judge = partial(_stream_hits, info=info, replicas=ls.config.num_replicas, hit=hit)
+        yield from _monitored("Stream", ls.config.metadata, hit, judge)
 
 
 def _stream_hits(
@@ -199,21 +201,23 @@ _CEILINGS = (
 )
 def monitor_consumer(state: AuditState, _opts: object) -> Iterator[Hit]:
     for (stream, name), lc in state.live.consumers.items():
-
-        def hit(message: str, severity: Severity, stream: str = stream, name: str = name) -> Hit:
-            return Hit(stream, name, f"{message} (natscli's io.nats.monitor thresholds)", severity)
-
-        done = _checked("Consumer", lc.config.metadata, hit)
-        if done is None:
-            continue
-        t, broken = done
-        if broken is not None:
-            yield broken
-            continue
+        hit = _hit_for(stream, name)
         info = state.consumers.get((stream, name)) or {}
-        yield from _consumer_hits(t, info, state.read_at, hit)
-        if t.get("pinned") is True:
-            yield from _pinned(lc.config.priority_policy, list(lc.config.priority_groups), info, hit)
+        pinning = (lc.config.priority_policy, list(lc.config.priority_groups))
+        judge = partial(_consumer_judged, info=info, read_at=state.read_at, pinning=pinning, hit=hit)
+        yield from _monitored("Consumer", lc.config.metadata, hit, judge)
+
+
+def _consumer_judged(
+    t: Mapping[str, int | bool],
+    info: Mapping[str, Any],
+    read_at: float,
+    pinning: tuple[object, list[str]],
+    hit: Callable[[str, Severity], Hit],
+) -> Iterator[Hit]:
+    yield from _consumer_hits(t, info, read_at, hit)
+    if t.get("pinned") is True:
+        yield from _pinned(*pinning, info, hit)
 
 
 def _consumer_hits(

@@ -229,6 +229,7 @@ _HANDLERS: dict[str, Callable[[Classifier, Mapping[str, Any]], list[Notice]]] = 
     "action": Classifier._action,
     "round": Classifier._round,
     "drift": Classifier._drift,
+    "change": Classifier._drift,  # a blocked change of a new revision waits for the same permissions
     "leader_acquired": Classifier._leader,
     "leader_lost": Classifier._leader,
     "leader_released": Classifier._leader,

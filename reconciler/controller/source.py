@@ -239,6 +239,7 @@ def load_revision(
         LoadError,
         discover_manifests,
         discover_rules,
+        finding_line,
         lint_estate,
         load_repository_config,
     )
@@ -281,7 +282,5 @@ def load_revision(
     result = lint_estate(estate, rules, config=config)
     errors = [f for f in result.findings if f.severity.value == "error"]
     if errors:
-        rev.errors = [
-            f"{f.file}:{f.line}:{f.column}: {f.rule} {f.message}" for f in sorted(errors, key=lambda f: f.sort_key())
-        ]
+        rev.errors = list(dict.fromkeys(finding_line(f) for f in sorted(errors, key=lambda f: f.sort_key())))
     return rev

@@ -52,6 +52,9 @@ class TargetRun:
         self.client: JsClient | None = None
         self.lease: Lease | None = None
         self.last_drift: list[dict[str, Any]] = []
+        # the manifests' configs at the last round: an action on an object whose config changed since is the
+        # new revision's `change`, one on an object whose manifest stayed the same is `drift` (None: no round yet)
+        self.last_desired: dict[StateKey, object] | None = None
         self.states: dict[StateKey, str] = {}  # (kind, stream, name) -> sync state
         self.blocked: dict[str, float] = {}  # needs -> objects
         self.drift = 0
@@ -101,7 +104,7 @@ class TargetRun:
         ):  # a tug-of-war found: not healed from this round on
             plan = planned(self.tugs.held(client, live, wanted, log))
         states: dict[StateKey, str] = {(d.kind, d.stream or "", d.name): "synced" for d in desired}
-        self._report_drift(ctl, plan, states)
+        self._report_drift(ctl, plan, states, {(d.kind, d.stream or "", d.name): d.config for d in desired})
         refused = self._report_refused(ctl, plan)
 
         ok = not refused
@@ -124,8 +127,12 @@ class TargetRun:
             "blocked": sum(int(v) for v in self.blocked.values()),
         }
 
-    def _report_drift(self, ctl: Controller, plan: Plan, states: dict[StateKey, str]) -> None:
-        """Log the plan's actions as drift (once while it stays the same) and count what is blocked."""
+    def _report_drift(
+        self, ctl: Controller, plan: Plan, states: dict[StateKey, str], desired: dict[StateKey, object]
+    ) -> None:
+        """Log the plan's actions (once while they stay the same) and count what is blocked: ``change`` for an
+        object whose manifest changed since the last round (or the first round's), ``drift`` for one whose
+        manifest stayed the same while the server's object departed from it."""
         blocked: dict[str, float] = {}
         drift = []
         for a in plan.actions:
@@ -140,28 +147,31 @@ class TargetRun:
                 blocked[need] = blocked.get(need, 0) + 1
             else:
                 states[key] = "out_of_sync"
-            drift.append(
-                {
-                    "object": a.label,
-                    "action": a.action,
-                    "wanted": a.wanted,
-                    "changes": [c.path for c in a.changes],
-                    "reason": reason_of(a),
-                    "consequence": a.consequence,
-                    **({"err_code": a.err_code} if a.err_code is not None else {}),
-                    # what a blocked change waits for (the notices tell a refused data loss apart)
-                    **(
-                        {"needs": [p.value for p in a.refusal.missing], "data_loss": a.data_loss}
-                        if a.refusal is not None
-                        else {}
-                    ),
-                    **({"changed_by": self.tugs.authors[key]} if key in self.tugs.authors else {}),  # docs/drift.md
-                }
-            )
+            before = self.last_desired
+            changed = before is None or before.get(key) != desired.get(key)
+            record: dict[str, Any] = {
+                "event": "change" if changed else "drift",
+                "object": a.label,
+                "action": a.action,
+                "wanted": a.wanted,
+                "changes": [c.path for c in a.changes],
+                "reason": reason_of(a),
+                "consequence": a.consequence,
+                **({"err_code": a.err_code} if a.err_code is not None else {}),
+                # what a blocked change waits for (the notices tell a refused data loss apart)
+                **(
+                    {"needs": [p.value for p in a.refusal.missing], "data_loss": a.data_loss}
+                    if a.refusal is not None
+                    else {}
+                ),
+                **({"changed_by": self.tugs.authors[key]} if key in self.tugs.authors else {}),  # docs/drift.md
+            }
+            drift.append({k: v for k, v in record.items() if v is not None or k == "data_loss"})  # null: none counted
         if drift != self.last_drift:  # the same drift (say, a blocked change) is reported once, not every round
             for d in drift:
-                ctl.log("drift", context=self.name, **d)
+                ctl.log(d["event"], context=self.name, **{k: v for k, v in d.items() if k != "event"})
         self.last_drift = drift
+        self.last_desired = desired
         self.drift = len(plan.actions)
         self.blocked = blocked
 

@@ -118,6 +118,16 @@ def test_unreachable_endpoint_is_one_line_and_quick(telemetry: Path, tmp_path: P
     )
 
 
+def test_a_token_to_a_plain_server_by_address_is_one_line(server: str, telemetry: Path, tmp_path: Path) -> None:
+    """A token makes PySpark's client speak TLS to any host but ``localhost``: to this plain server it would retry
+    the handshake for minutes; the probe says so at once."""
+    port = server.rsplit(":", 1)[1]
+    r = _jsops(str(telemetry), "-o", str(tmp_path / "x.json"), "--remote", f"sc://127.0.0.1:{port}/;token={TOKEN}")
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"at 127.0.0.1:{port} does not speak TLS" in r.stderr and f"sc://localhost:{port}/;token=" in r.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

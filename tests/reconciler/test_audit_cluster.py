@@ -70,3 +70,34 @@ def test_a_stopped_node_shows_as_offline_replicas(fresh_cluster: NatsCluster) ->
         assert {f["file"] for f in hits} == {"nats://REPL"}  # SOLO has no replica on the stopped node
     finally:
         js.close()
+
+
+def _lead_on(js: Js, stream: str, server: str) -> None:
+    """Step the stream's leader down until ``server`` leads it (a preferred step-down, 2.11 and later)."""
+    deadline = time.monotonic() + 90
+    while True:
+        info = js.request(f"$JS.API.STREAM.INFO.{stream}", {})
+        if (info.get("cluster") or {}).get("leader") == server:  # type: ignore[union-attr]
+            return
+        assert time.monotonic() < deadline, info
+        js.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}", {"placement": {"preferred": server}})
+        time.sleep(0.5)
+
+
+def test_one_server_leading_every_stream_is_leader_skew(fresh_cluster: NatsCluster) -> None:
+    js = Js(fresh_cluster.url)
+    names = [f"SKEW{i}" for i in range(6)]
+    try:
+        for name in names:
+            _create(js, name, 3)
+        for name in names:
+            _lead_on(js, name, "n1")
+        _rc, findings = audit_json("-s", fresh_cluster.url)
+        skew = [f for f in findings if f["rule"] == "JS516"]
+        assert len(skew) == 1 and "server 'n1' leads 6 of the 6 replicated streams" in str(skew[0]["message"]), skew
+        for name, server in zip(names, ["n1", "n2", "n3", "n1", "n2", "n3"]):
+            _lead_on(js, name, server)
+        _rc, findings = audit_json("-s", fresh_cluster.url)
+        assert [f for f in findings if f["rule"] == "JS516"] == []
+    finally:
+        js.close()

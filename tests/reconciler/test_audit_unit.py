@@ -133,6 +133,12 @@ def codes(state: AuditState, config: dict[str, Any] | None = None) -> set[tuple[
     return {(f.rule, f.file) for f in live_findings(state, select_live(config or {}))}
 
 
+def _led_by(leader: str) -> dict[str, Any]:
+    """A 3-node cluster part with ``leader`` leading and the other two as current replicas."""
+    others = [n for n in ("n1", "n2", "n3") if n != leader]
+    return {"leader": leader, "replicas": [{"name": n, "current": True, "active": 1, "lag": 0} for n in others]}
+
+
 REPLICAS = {
     "leader": "n1",
     "replicas": [
@@ -270,6 +276,13 @@ CASES: list[tuple[str, AuditState, AuditState]] = [
         ),
     ),
     ("JS515", growing(1000, 5000, 60, max_msgs=100_000), growing(4900, 5000, 60, max_msgs=100_000)),
+    (
+        "JS516",
+        state_of([stream_info(f"S{i}", num_replicas=3, cluster={**REPLICAS, "name": "C1"}) for i in range(6)]),
+        state_of(
+            [stream_info(f"S{i}", num_replicas=3, cluster={**_led_by(f"n{1 + i % 3}"), "name": "C1"}) for i in range(6)]
+        ),
+    ),
     (
         "JS540",
         state_of([stream_info("S", messages=5, metadata={"io.nats.monitor.msgs-warn": "10"})]),
@@ -507,3 +520,21 @@ def test_monitor_consumer_pinned_and_last_delivery() -> None:
     assert len(found) == 2
     assert found[0].startswith("last delivery 1h ago, last-delivery-critical is 10m")
     assert found[1].startswith("pinned is set but the consumer is not in pinned-client priority mode")
+
+
+@pytest.mark.parametrize(
+    ("leaders", "skewed"),
+    [
+        (["n1"] * 6, "server 'n1' leads 6 of the 6 replicated streams of cluster 'C1' (3 servers, about 2 each"),
+        (["n1"] * 4 + ["n2", "n3"], None),  # 4 of 6: twice its share, not more
+        (["n1"] * 4, None),  # 4 of 4 over 3 servers: 2.7 over its share, under min_excess 3
+        (["n1"] * 60 + ["n2"] * 20 + ["n3"] * 20, None),
+        (["n1"] * 70 + ["n2"] * 15 + ["n3"] * 15, "leads 70 of the 100"),
+    ],
+)
+def test_leader_skew_is_measured_against_the_fair_share(leaders: list[str], skewed: str | None) -> None:
+    streams = [
+        stream_info(f"S{i}", num_replicas=3, cluster={**_led_by(n), "name": "C1"}) for i, n in enumerate(leaders)
+    ]
+    found = [f.message for f in live_findings(state_of(streams), select_live({}), only={"JS516"})]
+    assert found == [] if skewed is None else (len(found) == 1 and skewed in found[0]), found

@@ -128,7 +128,7 @@ def test_dry_run_changes_nothing(server: NatsServer, js: Js, tmp_path: Path) -> 
             == 1
         )
         assert sample(m, "jsops_controller_leader", context="default") == 0
-        assert {e["object"] for e in ctl.events("drift")} == {"Stream ORDERS", "Consumer ORDERS/shipper"}
+        assert {e["object"] for e in ctl.events("change")} == {"Stream ORDERS", "Consumer ORDERS/shipper"}
         assert ctl.events("action") == []
     assert js.streams() == []  # nothing created, not even the lease bucket
 
@@ -393,7 +393,7 @@ def test_server_refusals_are_predicted_and_counted_by_err_code(
             "Stream ORDERS: the server would refuse it: subjects overlap with live stream FOREIGN"
             in errors[0]["message"]
         )
-        drift = {e["object"]: e for e in ctl.events("drift")}
+        drift = {e["object"]: e for e in ctl.events("change")}
         assert drift["Stream ORDERS"]["action"] == "blocked" and drift["Stream ORDERS"]["wanted"] == "create"
         assert drift["Stream ORDERS"]["err_code"] == 10065 and "err_code" not in drift["Consumer ORDERS/shipper"]
         assert js.streams() == ["FOREIGN"] and js.stream("FOREIGN")["config"] == foreign  # type: ignore[index]

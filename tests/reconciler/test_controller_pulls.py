@@ -147,7 +147,7 @@ def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: 
                 # only what the pull request changes: the applied objects are recorded as the round records them
                 assert by_sha[adds]["description"].startswith("Plan: 1 to create, 0 to update,"), by_sha[adds]
                 assert by_sha[broken]["state"] == "failure" and by_sha[broken]["description"].startswith(
-                    "plan failed: manifests/broken.yaml:7:14: JS005"
+                    "plan failed: manifests/broken.yaml:7:14: error JS005"
                 )
                 assert by_sha[widens]["state"] == "failure" and "contexts" in by_sha[widens]["description"], by_sha[
                     widens
@@ -338,7 +338,7 @@ def test_failure_comments_golden() -> None:
 
     head = Head("refs/pull/7/head", "0123456789abcdef0123456789abcdef01234567", 7)
     lint = [
-        f"manifests/s{i}.yaml:3:5: JS005 spec.retention: 'x' is not one of limits, interest, workqueue"
+        f"manifests/s{i}.yaml:3:5: error JS005 spec.retention: 'x' is not one of limits, interest, workqueue [invalid-field]"
         for i in range(22)
     ]
     failed = failed_outcome(head, lint[0] + " (and 21 more)", lint, marker="jsops-plan")
@@ -357,7 +357,7 @@ def test_failure_comments_golden() -> None:
         and later.retry
         and not failed.retry
     )
-    assert failed.summary.startswith("plan failed: manifests/s0.yaml:3:5: JS005") and later.summary.startswith(
+    assert failed.summary.startswith("plan failed: manifests/s0.yaml:3:5: error JS005") and later.summary.startswith(
         "not planned yet: "
     )
     out = "\n---\n\n".join(o.body for o in (failed, fenced, later))

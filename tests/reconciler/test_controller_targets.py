@@ -82,7 +82,7 @@ def test_apply_by_hand_and_controller_agree_on_prune_marks(
     assert js.stream("SCRATCH")["config"]["metadata"]["io.jsops.allow-data-loss"] == "true"  # type: ignore[index]
     assert js.consumer("SCRATCH", "tmp")["config"]["metadata"]["io.jsops.allow-prune"] == "true"  # type: ignore[index]
     assert main(once) == 0
-    assert _events(log, "action") == [] and _events(log, "drift") == []
+    assert _events(log, "action") == [] and _events(log, "drift") == [] and _events(log, "change") == []
     assert _events(log, "round")[-1]["drift"] == 0
     assert run("plan", "m", "--server", server.url)[0] == 0
 
