@@ -252,10 +252,6 @@ def test_the_installed_cli_works_without_them(installed: Installed) -> None:
 # acyclic contract of pyproject.toml checks siblings with TYPE_CHECKING imports left out. A cycle fixed leaves
 # this list; a new one fails.
 KNOWN_CYCLES = {
-    frozenset({"jsops.reconciler.audit.read", "jsops.reconciler.audit.snapshot"}),
-    frozenset(
-        {"jsops.reconciler.controller.loop", "jsops.reconciler.controller.pulls", "jsops.reconciler.controller.target"}
-    ),
     frozenset(
         {
             "jsops.reconciler.interestloss",
