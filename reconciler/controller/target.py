@@ -33,8 +33,8 @@ from .policy import Policy, blocked_need, policy_from_estate
 from .tugs import Tugs
 
 if TYPE_CHECKING:
+    from .host import Controller
     from .lease import Lease
-    from .loop import Controller
     from .source import Revision
 
 __all__ = ["TargetRun", "plan_options", "read_and_plan"]
