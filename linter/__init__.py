@@ -57,8 +57,9 @@ if TYPE_CHECKING:
     from .model.target import Target as LintTarget
     from .repo_config import RefusedKey, load_repository_config
     from .report import REPORTERS, RenderContext, render_result
+    from .report._html_finding import FindingRow
     from .report._html_live import LiveObject, LiveTarget
-    from .report._html_model import FindingRow, ReportData, build_report
+    from .report._html_model import ReportData, build_report
     from .report.html import render_html as render_report_html
     from .report.text import finding_line
     from .report.text import read_lines as read_source_lines
@@ -253,7 +254,7 @@ _HOMES = {
     "render_result": ".report",
     "LiveObject": ".report._html_live",
     "LiveTarget": ".report._html_live",
-    "FindingRow": ".report._html_model",
+    "FindingRow": ".report._html_finding",
     "ReportData": ".report._html_model",
     "build_report": ".report._html_model",
     "SERVER_DEFAULTS": ".semantics.effective",

@@ -19,75 +19,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from jsops.linter import EffectiveStream, Kind
 
 from ._faults import fault
 from .apply_requests import StaleState, delete_consumer, delete_stream, put_consumer, put_stream
+from .apply_results import ActionResult, ApplyReport, Stop
 from .client import Fence, JsApiError, JsClient, LeaseLost
 from .live import LiveState
 from .plan import Plan, PlanItem, PlanOptions, deps, levels
 from .plan.closure import dependants
+from .readback import asettle
+from .readback import read_back as settle
 from .render_refusal import reason as said
 from .render_refusal import reason_of
 from .vocabulary import ActionKind, Outcome
 
 __all__ = ["ApplyReport", "ActionResult", "Stop", "StaleState", "execute_plan"]
-
-
-@dataclass
-class ActionResult:
-    action: PlanItem
-    status: Outcome
-    detail: str = ""
-    # The JetStream API error code of a failed action (e.g. 10065), None when the failure was not
-    # an API error (connection lost, timeout) or the action did not fail.
-    err_code: int | None = None
-    # Why the action was not attempted when that was an interruption (SIGINT, SIGTERM): such
-    # results are summed up rather than listed one by one.
-    interrupted: bool = False
-    # Not attempted (or stopped at its first write) because the fence refused a write: the lease
-    # this apply ran under was lost. Summed up like interruptions.
-    fenced: bool = False
-
-    def __post_init__(self) -> None:
-        self.status = Outcome(self.status)
-
-
-@dataclass
-class ApplyReport:
-    """What an apply did: one :class:`ActionResult` per action of the plan."""
-
-    results: list[ActionResult] = field(default_factory=list)
-
-    def count(self, status: str) -> int:
-        return sum(1 for r in self.results if r.status == status)
-
-    @property
-    def converged(self) -> bool:
-        return all(r.status == Outcome.DONE for r in self.results)
-
-
-class Stop:
-    """Set (from a signal handler) to stop starting requests; the ones in flight finish."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-
-    def set(self, signum: int) -> None:
-        if self.signum is None:
-            self.signum = signum
-
-    def __bool__(self) -> bool:
-        return self.signum is not None
-
-    @property
-    def name(self) -> str:
-        import signal
-
-        return signal.Signals(self.signum).name if self.signum is not None else ""
 
 
 def execute_plan(
@@ -116,8 +65,6 @@ def execute_plan(
     with client.fenced(fence):
         outcome = client.run(_execute(client, plan, live, opt, progress, stop, verify, read_back))
     if read_back is not None:
-        from .readback import read_back as settle
-
         lost = [r for r in outcome.results if r.status == Outcome.UNKNOWN]
         settle(client, lost, read_back, notify, stop)
         if progress is not None:
@@ -216,8 +163,6 @@ class _Run:
         back while the client reconnects, and carry on with the run once it is settled; a request
         that was not carried out is sent once more when sending it again is harmless. Only an
         object that cannot be read back stops the run (it is read back at the end)."""
-        from .readback import asettle
-
         verdict = await asettle(self.client, a.intent, self.wait)
         if verdict is None:
             self.lost(a, text)

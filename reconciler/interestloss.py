@@ -19,7 +19,7 @@ apply's last check take on the server (:func:`ameasure_subjects`, :func:`measure
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from jsops.linter import EffectiveConsumer, EffectiveStream, is_subset_match
 
@@ -27,9 +27,17 @@ from .live import LiveConsumer, LiveState, LiveStream, consumer_from_info
 
 if TYPE_CHECKING:
     from .client import JsClient
-    from .plan import Desired
+    from .configs import Config
 
-__all__ = ["filters", "filter_loss", "filters_narrowed", "retention_loss", "measure_filter_loss", "ameasure_subjects"]
+__all__ = [
+    "Wanted",
+    "filters",
+    "filter_loss",
+    "filters_narrowed",
+    "retention_loss",
+    "measure_filter_loss",
+    "ameasure_subjects",
+]
 
 SUBJECT_PAGES = 100  # per-subject counts read at most this many pages per stream
 
@@ -99,9 +107,26 @@ async def ameasure_subjects(client: JsClient, stream: str) -> dict[str, int] | N
     return None
 
 
-def measure_filter_loss(client: JsClient, live: LiveState, desired: Iterable[Desired]) -> None:
-    """Fill ``live.subject_counts`` for the interest streams where a desired consumer (a
-    :class:`jsops.reconciler.plan.Desired`) changes the filters of a live one."""
+class Wanted(Protocol):
+    """An object as the manifests want it (:class:`jsops.reconciler.plan.Desired`, which the plan builds with
+    the losses counted here): what measuring a change of filters reads of it."""
+
+    @property
+    def kind(self) -> str: ...  # "Stream" | "Consumer"
+
+    @property
+    def stream(self) -> str | None: ...  # a consumer's stream
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def config(self) -> Config: ...
+
+
+def measure_filter_loss(client: JsClient, live: LiveState, desired: Iterable[Wanted]) -> None:
+    """Fill ``live.subject_counts`` for the interest streams where a desired consumer changes the
+    filters of a live one."""
     from .client import JsApiError
 
     wanted = set()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from jsops.linter import from_api_json, strip_server_metadata
 
+from .apply_results import ActionResult, Stop
 from .client import ConnectError, JsApiError, JsClient
 from .configs import Config, with_metadata, without_metadata
 from .diff import diff_configs
@@ -26,7 +27,6 @@ from .live import CONTEXT, MANAGED_BY, MIGRATION, SOURCE
 from .vocabulary import Outcome
 
 if TYPE_CHECKING:
-    from .apply import ActionResult, Stop
     from .plan import Intent
 
 __all__ = ["read_back", "applied", "asettle"]

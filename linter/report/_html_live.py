@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ._html_model import FindingRow
+from ._html_finding import FindingRow
 
 __all__ = ["LiveObject", "LiveTarget", "fill_of"]
 

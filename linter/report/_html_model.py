@@ -16,6 +16,7 @@ from ..load import Estate, Resource
 from ..model.profiles import AckTimeProfile, ConsumerProfile, Profiles, StreamProfile
 from ..semantics.effective_types import EffectiveConsumer, EffectiveStream
 from ..semantics.units import SECOND
+from ._html_finding import FindingRow
 
 if TYPE_CHECKING:
     from ._html_live import LiveTarget
@@ -26,7 +27,6 @@ __all__ = [
     "ConsumerReport",
     "FileFindings",
     "Fill",
-    "FindingRow",
     "ObjectFindings",
     "Rate",
     "ReportData",
@@ -72,17 +72,6 @@ class AckExceed:
     @property
     def none(self) -> bool:
         return not self.some
-
-
-@dataclass(frozen=True)
-class FindingRow:
-    severity: str
-    rule: str
-    name: str
-    message: str
-    file: str
-    line: int
-    column: int
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,11 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..client import JsClient
 from ..live import LiveState, alist_estate, consumer_from_info, parse_ts, stream_from_info
-
-if TYPE_CHECKING:
-    from .snapshot import Snapshot
+from .snapshot import Snapshot
 
 __all__ = ["AuditState", "read_audit", "READ_SUBJECTS"]
 

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ReconcilerError
-from .read import AuditState
 
 __all__ = [
     "Snapshot",
@@ -61,11 +60,25 @@ def _int(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def _counters(source: dict[str, Any], keys: Sequence[str]) -> dict[str, int]:
+def _counters(source: Mapping[str, Any], keys: Sequence[str]) -> dict[str, int]:
     return {k: v for k in keys if (v := _int(source.get(k))) is not None}
 
 
-def snapshot_of(target: str, state: AuditState) -> Snapshot:
+class Read(Protocol):
+    """What a snapshot is taken of: one audit's read of a target (:class:`jsops.reconciler.audit.read.AuditState`,
+    which holds the previous snapshot as its baseline, so it is the one that imports this module)."""
+
+    @property
+    def read_at(self) -> float: ...
+
+    @property
+    def streams(self) -> Mapping[str, Mapping[str, Any]]: ...  # stream name -> {"state": StreamState, ...}
+
+    @property
+    def consumers(self) -> Mapping[tuple[str, str], Mapping[str, Any]]: ...  # (stream, consumer) -> ConsumerInfo
+
+
+def snapshot_of(target: str, state: Read) -> Snapshot:
     """The counters of what ``state`` read from ``target``."""
     snap = Snapshot(target, state.read_at)
     for name, parts in state.streams.items():

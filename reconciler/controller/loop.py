@@ -21,16 +21,14 @@ JSON-lines event log on stderr or ``--log-file``.
 
 from __future__ import annotations
 
-import os
 import random
-import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .events import EventLog
+from .host import ControllerOptions
 from .metrics import Metrics
 from .target import TargetRun
 
@@ -38,35 +36,6 @@ if TYPE_CHECKING:
     from .pulls import PullPlanner
 
 __all__ = ["Controller", "ControllerOptions", "EventLog"]
-
-
-@dataclass
-class ControllerOptions:
-    paths: list[str]
-    interval: float = 30.0
-    listen: tuple[str, int] | None = ("127.0.0.1", 9464)
-    env: str | None = None
-    dry_run: bool = False
-    git: bool = False
-    lease: bool = True
-    lease_ttl: float = 15.0
-    lease_bucket: str = "JSOPS_CONTROLLER"
-    lease_key: str = "leader"
-    identity: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
-    max_backoff: float = 60.0
-    once: bool = False
-    config: Any = None  # the jsops config (contexts, lint selection, declared target facts); None: defaults
-    # Whether the default target was named (flags, --context, or a `default` context in the config).
-    # When it was not and every object has a context, the local default server is not contacted.
-    explicit_target: bool = True
-    # The git source followed before each round (``--repo``; ``--git`` makes one for the clone
-    # holding the first PATH): a :class:`jsops.reconciler.controller.git.GitSource`, or None.
-    source: Any = None
-    # No tug-of-war (docs/drift.md): a field the same client changes this many times within the window
-    # (seconds) is no longer healed (0: never).
-    quarantine_after: int = 3
-    quarantine_window: float = 600.0
-    advisory_subscription: bool = False  # hear each target's API audit advisories itself (controller/heard.py)
 
 
 class _NoRevision(Exception):

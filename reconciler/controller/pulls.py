@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..forge import Forge, StatusState
     from ..plan import PlanSet
     from .git import GitSource
-    from .loop import Controller
+    from .host import Controller
     from .source import Revision
 
 __all__ = ["Head", "PullOutcome", "PullPlanner", "RateLimit", "failed_outcome", "planned_outcome", "ref_number"]

@@ -35,8 +35,8 @@ from .tugs import Tugs
 
 if TYPE_CHECKING:
     from ..drift import Heard
+    from .host import Controller
     from .lease import Lease
-    from .loop import Controller
     from .source import Revision
 
 __all__ = ["TargetRun", "plan_options", "read_and_plan"]
