@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import time
+
+from .emergency import CheckResult, EmergencyPlan, EmergencyResult
 from .failback import FailbackPlan, FailbackResult
 from .failover import FailoverPlan, FailoverResult
 
-__all__ = ["render_failover_plan", "render_failover_result", "render_failback_plan", "render_failback_result"]
+__all__ = [
+    "render_failover_plan",
+    "render_failover_result",
+    "render_failback_plan",
+    "render_failback_result",
+    "render_emergency_plan",
+    "render_emergency_result",
+    "render_check",
+]
 
 
 def _subjects(subjects: tuple[str, ...]) -> str:
@@ -121,4 +132,61 @@ def render_failback_result(result: FailbackResult) -> str:
         f"Failed back to {p.back}: {result.checked} messages of its old tail compared, mirrored up to sequence "
         f"{result.mirrored}; {p.active} restored as its standby (a mirror).\n"
         + _failover_line(p.active, p.back, result.failover)
+    )
+
+
+def render_emergency_plan(plan: EmergencyPlan) -> str:
+    """The emergency promotion's steps, the most it can lose first."""
+    s, t = plan.stream, plan.standby
+    lines = [f"Emergency failover of {s} (not answering) to its standby {t} (cluster {plan.standby_cluster}):"]
+    if plan.refusal:
+        return "\n".join([*lines, f"  refused: {plan.refusal}", ""])
+    lines += [f"  {_stated(plan)}", f"  now: {t} last sequence {plan.standby_last_seq}"]
+    steps = [
+        f"fence {s} through the JetStream meta group: subjects -> [{plan.fence}] (its servers do not answer; "
+        f"when they come back, {s} takes no publish and keeps what {t} never received)",
+        f"promote {t}: remove its mirror, subjects {_subjects(plan.subjects)}; record io.jsops.dr.active = {t}",
+    ]
+    lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
+    lines.append(
+        f"  Not done: {s}'s consumers are not created on {t} (their positions are on the side that does not answer): "
+        "create them (jsops apply) where you choose."
+    )
+    return "\n".join([*lines, ""])
+
+
+def _stated(plan: EmergencyPlan) -> str:
+    """The most the promotion can lose, and from when it counts."""
+    s, t = plan.stream, plan.standby
+    heard = "never" if plan.since is None else f"{plan.since:.1f} s ago"
+    if plan.lag is None:
+        return (
+            f"the loss cannot be stated: no check of {s} is recorded on {t} (jsops failover {s} --check) and {t} never "
+            f"received a message of {s} (last contact: {heard}); every message of {s} may be lost"
+        )
+    when = "no check recorded"
+    if plan.checked is not None:
+        when = "last check " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(plan.checked))
+    return (
+        f"at most {plan.lag} acknowledged publishes can be lost: {s}'s last sequence as last known is "
+        f"{plan.known_last_seq} ({when}; {t}'s last contact with {s}: {heard}); a publish {s} acknowledged "
+        "after that is not counted"
+    )
+
+
+def render_check(result: CheckResult) -> str:
+    """One line: what ``--check`` recorded."""
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(result.at))
+    return (
+        f"Checked {result.stream} (last sequence {result.last_seq}) and its standby {result.standby} (last sequence "
+        f"{result.standby_last_seq}): recorded on {result.standby} at {at}.\n"
+    )
+
+
+def render_emergency_result(plan: EmergencyPlan, result: EmergencyResult) -> str:
+    """One line: the promotion and the loss it stated."""
+    stated = "unknown" if result.stated is None else f"at most {result.stated} acknowledged publishes"
+    return (
+        f"Promoted {plan.standby} in place of {plan.stream} at sequence {result.last_seq} in {result.seconds:.1f} s; "
+        f"stated loss: {stated}.\n"
     )
