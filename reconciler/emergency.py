@@ -209,7 +209,8 @@ async def _fence(client: JsClient, plan: EmergencyPlan, standby: dict[str, Any])
             return
         if time.monotonic() > deadline:
             raise FailoverError(
-                f"the meta group did not record the fence of {plan.stream} in {FENCE_TIMEOUT:.0f}s; nothing was promoted"
+                f"the meta group did not record the fence of {plan.stream} in {FENCE_TIMEOUT:.0f}s; "
+                "nothing was promoted"
             )
         await asyncio.sleep(0.2)
 

@@ -84,7 +84,8 @@ def render_failback_plan(plan: FailbackPlan) -> str:
     if plan.refusal:
         return "\n".join([*lines, f"  refused: {plan.refusal}", ""])
     lines.append(
-        f"  now: {a} last sequence {plan.active_last_seq}, {b} last sequence {plan.back_last_seq} ({_STATES[plan.state]})"
+        f"  now: {a} last sequence {plan.active_last_seq}, {b} last sequence {plan.back_last_seq} "
+        f"({_STATES[plan.state]})"
     )
     steps = []
     if plan.state in ("fenced", "rebuilding"):

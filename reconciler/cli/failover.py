@@ -131,9 +131,8 @@ def _emergency(args: argparse.Namespace, target: Target) -> int:
         if args.plan:
             return ExitCode.OK
         if not args.allow_data_loss:
-            print(
-                f"  refused: up to {plan.lag} acknowledged publishes can be lost: needs --allow-data-loss; nothing was changed"
-            )
+            loss = "every message" if plan.lag is None else f"up to {plan.lag} acknowledged publishes"
+            print(f"  refused: {loss} can be lost: needs --allow-data-loss; nothing was changed")
             return ExitCode.ERROR
         if not _confirm(args, f"Promote {plan.standby}, accepting that loss?"):
             print("Failover cancelled.")

@@ -59,7 +59,9 @@ def test_result_lines() -> None:
         "write pause 51.2 ms.\n"
     )
     restored = FailbackResult(0, 0, None, FailbackPlan(**{**PLAN.__dict__, "state": "restoring"}))
-    assert render_failback_result(restored) == "Failed back to ORDERS: ORDERS_WEST restored as its standby (a mirror).\n"
+    assert (
+        render_failback_result(restored) == "Failed back to ORDERS: ORDERS_WEST restored as its standby (a mirror).\n"
+    )
 
 
 def test_help_and_argument_errors(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
