@@ -32,8 +32,10 @@ from jsops.linter import EffectiveConsumer, consumer_from_api_json, format_versi
 from ._faults import fault
 from .client import JsApiError, JsClient
 from .configs import config_json, with_metadata, without_metadata
+from .diff import START_FIELDS
+from .dr_roles import dr_active, fence_subject
 from .errors import ErrCode, PermanentError
-from .live import DR_ACTIVE, stream_from_info
+from .live import DR_ACTIVE, RESUME, stream_from_info
 from .migration_steps import (
     Leg,
     advance_consumers,
@@ -108,18 +110,24 @@ class FailoverResult:
     window: float
 
 
-def fence_subject(name: str) -> str:
-    """The one subject a fenced stream keeps: no publisher's subject matches it."""
-    return f"_jsops.fenced.{name}"
-
-
 def dr_record(info: dict[str, Any] | None) -> dict[str, Any]:
-    raw = (((info or {}).get("config") or {}).get("metadata") or {}).get(DR_ACTIVE)
+    """The record ``io.jsops.dr.active`` of a stream's info ({} without one)."""
+    return dict(dr_active(((info or {}).get("config") or {}).get("metadata")))
+
+
+def declared_start(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A consumer's config (API JSON) with the start its manifest asked for, where jsops placed it at a
+    position before (``io.jsops.resume``, a failover's or a migration's): placed again, it remembers
+    that start, not the previous placement's, so that plan compares it with the manifest."""
+    meta = cfg.get("metadata") or {}
     try:
-        rec = json.loads(raw) if isinstance(raw, str) else None
+        start = json.loads(meta.get(RESUME) or "null")
     except ValueError:
-        return {}
-    return rec if isinstance(rec, dict) else {}
+        start = None
+    if not isinstance(start, dict):
+        return cfg
+    out = {k: v for k, v in cfg.items() if k not in START_FIELDS}
+    return {**out, **start, "metadata": {k: v for k, v in meta.items() if k != RESUME}}
 
 
 def mirror_of(info: dict[str, Any]) -> str | None:
@@ -218,7 +226,7 @@ async def arun_failover(client: JsClient, plan: FailoverPlan) -> FailoverResult:
     consumers: dict[str, EffectiveConsumer] = {}
     for m in plan.consumers:
         info = await steady(client, client.aconsumer_info, plan.stream, m.name)
-        consumers[m.name] = consumer_from_api_json(info.get("config") or {})[0]
+        consumers[m.name] = consumer_from_api_json(declared_start(info.get("config") or {}))[0]
     leg = _leg(plan, standby, consumers)
     compared, window = 0, 0.0
     if not plan.promoted:

@@ -16,6 +16,8 @@ from jsops.linter.semantics.catalog import Unit
 
 from ..configs import Config
 from ..diff import JsonValue, diff_configs
+from ..dr_roles import failed_over, follow
+from ..drift import hold
 from ..live import LiveState
 from ..plan import desired_from_estate
 from ..plan.migration import migration_record
@@ -66,7 +68,9 @@ def drift_findings(
     out: list[Finding] = []
     declared: set[tuple[str, str | None, str]] = set()
     missing, drift = sev["JS522"], sev["JS520"]
-    for d in desired_from_estate(estate, contexts=wanted, target=target):
+    manifests = follow(desired_from_estate(estate, contexts=wanted, target=target), live)
+    # a failover's roles are not drift until failback (jsops.reconciler.dr_roles): subjects and mirror as live
+    for d in hold(manifests, live, failed_over(manifests, live))[0]:
         declared.add(d.key)
         r = resources.get(d.key)
         live_cfg = _live_config(live, d.kind, d.stream, d.name)

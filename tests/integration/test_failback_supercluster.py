@@ -163,3 +163,60 @@ def test_failback_plan_and_a_killed_failback() -> None:
         assert rc == 1 and "S0 is the active side already" in out + err, (out, err)
         _, s1 = asyncio.run(contents(url, "S1"))
         assert s1["config"]["mirror"] == {"name": "S0"} and s1["cluster"]["name"] == "WEST"
+
+
+MANIFESTS = """
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: S0}
+spec: {subjects: ["orders.>"], storage: file, placement: {cluster: EAST}}
+---
+apiVersion: jsops/v1
+kind: Stream
+metadata: {name: S1}
+spec: {mirror: {name: S0}, storage: file, placement: {cluster: WEST}}
+---
+apiVersion: jsops/v1
+kind: Consumer
+metadata: {name: W, stream: S0}
+spec: {ack_policy: explicit, ack_wait: 5s}
+"""
+
+
+def test_plan_apply_and_audit_follow_a_failover(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a failover the manifests still declare S0 active and S1 its mirror: plan holds S0's and
+    S1's subjects and mirror at their live values (the reason shown), apply changes neither (so the
+    controller, which plans the same way, never undoes a failover), audit reports no drift on them;
+    after the failback the plan is empty again."""
+    from jsops.reconciler.cli.discover import main as discover_main
+
+    from ..reconciler.helpers import manifest, run
+
+    binary = release_binary("2.15.1")
+    if binary is None:
+        pytest.skip("nats-server 2.15.1 was not fetched")
+    d = tmp_path / "m"
+    manifest(d, "orders.yaml", MANIFESTS)
+    with Supercluster(TWO, binary) as sc:
+        url = sc.urls("EAST")[0]
+        monkeypatch.chdir(tmp_path)  # discover writes .jsops.yaml (every cluster: JS317 judges WEST) here
+        assert discover_main(["-s", url, "--monitor", sc.monitor_url("EAST"), "--write"]) == 0
+        rc, out, err = run("apply", str(d), "--server", url, "--yes")
+        assert rc == 0, (out, err)
+        asyncio.run(_seed(url, 30, 10))
+        assert failover(url, "S0", "--yes")[0] == 0
+        rc, out, err = run("plan", str(d), "--server", url)
+        held = "failed over: S1 is the active side (io.jsops.dr.active); jsops failback returns it"
+        assert held in out, (out, err)
+        assert "subjects" in out and "mirror" in out
+        rc, out, err = run("apply", str(d), "--server", url, "--yes")
+        assert rc == 0, (out, err)
+        _, s0 = asyncio.run(contents(url, "S0"))
+        held_msgs, s1 = asyncio.run(contents(url, "S1"))
+        assert s0["config"]["subjects"] == ["_jsops.fenced.S0"]  # the failover stands
+        assert s1["config"]["subjects"] == ["orders.>"] and "mirror" not in s1["config"] and len(held_msgs) == 30
+        rc, out, err = run("audit", str(d), "--server", url)
+        assert "JS520" not in out, (out, err)
+        assert failback(url, "S0", "--yes")[0] == 0
+        rc, out, err = run("plan", str(d), "--server", url)
+        assert rc == 0 and held not in out, (out, err)
