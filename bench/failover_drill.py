@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import statistics
 import sys
 import time
@@ -42,14 +43,17 @@ def main() -> int:
         traffic = Traffic(url, "S0")
         traffic.thread.start()
         drill = Drill()
+        # Ctrl-C (SIGINT) ends the drill after the cycle under way and still counts the losses
+        signal.signal(signal.SIGINT, lambda *_: drill.stopped.set())
         try:
             time.sleep(1.0)
-            drill.run(url, traffic, args.cycles)
+            drill.run(url, traffic, args.cycles, progress=lambda line: print(line, flush=True))
         finally:
             lost, skipped, redelivered = finish(url, traffic)
     waits = [s * 1000 for s in traffic.slowest[1:]]
+    n = len(drill.failback_pauses)
     print(
-        f"{args.cycles} failovers and {args.cycles} failbacks in {time.monotonic() - t0:.0f} s: "
+        f"{n} failovers and {n} failbacks in {time.monotonic() - t0:.0f} s: "
         f"{len(traffic.acked)} publishes acknowledged, {len(lost)} lost, {len(skipped)} never processed, "
         f"{redelivered} redelivered"
     )

@@ -17,7 +17,9 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -52,8 +54,13 @@ class Drill:
     failback_pauses: list[float] = field(default_factory=list)
     failback_seconds: list[float] = field(default_factory=list)
 
-    def run(self, url: str, traffic: Traffic, cycles: int) -> None:
-        for _ in range(cycles):
+    stopped: threading.Event = field(default_factory=threading.Event)  # ends the drill after the current cycle
+
+    def run(self, url: str, traffic: Traffic, cycles: int, progress: Callable[[str], None] | None = None) -> None:
+        t0 = time.monotonic()
+        for i in range(cycles):
+            if self.stopped.is_set():
+                break
             time.sleep(0.5)
             traffic.slowest.append(0.0)
             rc, out, err = failover(url, "S0", "--to", "S1", "--yes")
@@ -68,6 +75,12 @@ class Drill:
             self.failback_seconds.append(time.monotonic() - t0)
             self.failback_pauses.append(_pause(out))
             traffic.stream = "S0"
+            if progress is not None:
+                progress(
+                    f"cycle {i + 1}: failover pause {self.failover_pauses[-1]:.1f} ms, failback pause "
+                    f"{self.failback_pauses[-1]:.1f} ms, failback {self.failback_seconds[-1]:.1f} s; "
+                    f"{len(traffic.acked)} acknowledged, {time.monotonic() - t0:.0f} s"
+                )
 
     def summary(self) -> str:
         fo, fb = self.failover_pauses, self.failback_pauses
