@@ -7,8 +7,8 @@ Emergency mode promotes the standby anyway and states first what that may lose:
 - **the stated loss** counts from the last thing known of the active stream's last sequence: the
   last check (``jsops failover STREAM --check``, run regularly, records the active stream's last
   sequence, subjects and placement on the standby) or the standby's own last known lag
-  (``mirror.lag``: how many messages the active stream held past the last one it sent), whichever
-  shows more; the stated count is that sequence minus the standby's last sequence now. It bounds
+  (``mirror.lag``: how many messages the active stream held past the last one it sent, plus one: the
+  server reports the pending count minus one, 0 for a pending count of 1), whichever shows more; the stated count is that sequence minus the standby's last sequence now. It bounds
   what the active side acknowledged up to that moment (the check's time is stated); a publish
   acknowledged after it is not counted. With neither a check nor a message ever received by the
   standby, the loss is stated as unknown;
@@ -123,8 +123,10 @@ async def aplan_emergency(
     last = int((standby.get("state") or {}).get("last_seq") or 0)
     raw = rec.get("checked")
     check: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    known = max(int(check.get("last_seq") or 0), last + int(m.get("lag") or 0))
     heard = last > 0 or int(m.get("lag") or 0) > 0  # the standby had word of the stream's sequence
+    # the server reports a mirror's lag as the pending count of the last message received minus one
+    # (0 for 0 and 1 alike): one more is counted, so that a lag of 0 does not hide a message
+    known = max(int(check.get("last_seq") or 0), last + int(m.get("lag") or 0) + 1 if heard else 0)
     plan = EmergencyPlan(
         stream,
         to,

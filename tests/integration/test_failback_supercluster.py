@@ -57,7 +57,7 @@ class Drill:
     stopped: threading.Event = field(default_factory=threading.Event)  # ends the drill after the current cycle
 
     def run(self, url: str, traffic: Traffic, cycles: int, progress: Callable[[str], None] | None = None) -> None:
-        t0 = time.monotonic()
+        start = time.monotonic()
         for i in range(cycles):
             if self.stopped.is_set():
                 break
@@ -79,7 +79,7 @@ class Drill:
                 progress(
                     f"cycle {i + 1}: failover pause {self.failover_pauses[-1]:.1f} ms, failback pause "
                     f"{self.failback_pauses[-1]:.1f} ms, failback {self.failback_seconds[-1]:.1f} s; "
-                    f"{len(traffic.acked)} acknowledged, {time.monotonic() - t0:.0f} s"
+                    f"{len(traffic.acked)} acknowledged, {time.monotonic() - start:.0f} s"
                 )
 
     def summary(self) -> str:
