@@ -9,7 +9,8 @@ Emergency mode promotes the standby anyway and states first what that may lose:
   sequence, subjects and placement on the standby) or the standby's own last known lag
   (``mirror.lag``: how many messages the active stream held past the last one it sent, plus one: the
   server reports the pending count minus one, 0 for a pending count of 1), whichever shows more;
-  the stated count is that sequence minus the standby's last sequence now. It bounds what the active side acknowledged up to that moment (the check's time is stated); a publish
+  the stated count is that sequence minus the standby's last sequence now. It bounds what the active
+  side acknowledged up to that moment (the check's time is stated); a publish
   acknowledged after it is not counted. With neither a check nor a message ever received by the
   standby, the loss is stated as unknown;
 - the active stream is **fenced through the meta group** (its subjects become the fence subject, an
