@@ -33,8 +33,10 @@ from jsops.linter import EffectiveConsumer, consumer_from_api_json, format_versi
 from ._faults import fault
 from .client import JsApiError, JsClient
 from .configs import config_json, with_metadata, without_metadata
+from .diff import START_FIELDS
+from .dr_roles import dr_active, fence_subject
 from .errors import ErrCode, PermanentError
-from .live import DR_ACTIVE, stream_from_info
+from .live import DR_ACTIVE, RESUME, stream_from_info
 from .migration_leg import (
     Leg,
     advance_consumers,
@@ -54,6 +56,9 @@ __all__ = [
     "ConsumerMove",
     "FailoverResult",
     "fence_subject",
+    "dr_record",
+    "mirror_of",
+    "cluster_of",
     "aplan_failover",
     "arun_failover",
 ]
@@ -106,21 +111,27 @@ class FailoverResult:
     window: float
 
 
-def fence_subject(name: str) -> str:
-    """The one subject a fenced stream keeps: no publisher's subject matches it."""
-    return f"_jsops.fenced.{name}"
+def dr_record(info: dict[str, Any] | None) -> dict[str, Any]:
+    """The record ``io.jsops.dr.active`` of a stream's info ({} without one)."""
+    return dict(dr_active(((info or {}).get("config") or {}).get("metadata")))
 
 
-def _record(info: dict[str, Any] | None) -> dict[str, Any]:
-    raw = (((info or {}).get("config") or {}).get("metadata") or {}).get(DR_ACTIVE)
+def declared_start(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A consumer's config (API JSON) with the start its manifest asked for, where jsops placed it at a
+    position before (``io.jsops.resume``, a failover's or a migration's): placed again, it remembers
+    that start, not the previous placement's, so that plan compares it with the manifest."""
+    meta = cfg.get("metadata") or {}
     try:
-        rec = json.loads(raw) if isinstance(raw, str) else None
+        start = json.loads(meta.get(RESUME) or "null")
     except ValueError:
-        return {}
-    return rec if isinstance(rec, dict) else {}
+        start = None
+    if not isinstance(start, dict):
+        return cfg
+    out = {k: v for k, v in cfg.items() if k not in START_FIELDS}
+    return {**out, **start, "metadata": {k: v for k, v in meta.items() if k != RESUME}}
 
 
-def _mirror_of(info: dict[str, Any]) -> str | None:
+def mirror_of(info: dict[str, Any]) -> str | None:
     """The stream ``info``'s stream mirrors whole, in its own account and domain (None: not such a mirror)."""
     m = (info.get("config") or {}).get("mirror")
     if not isinstance(m, dict) or m.get("external") or m.get("filter_subject") or m.get("subject_transforms"):
@@ -128,18 +139,21 @@ def _mirror_of(info: dict[str, Any]) -> str | None:
     return str(m.get("name") or "") or None
 
 
-def _cluster(info: dict[str, Any]) -> str:
+def cluster_of(info: dict[str, Any]) -> str:
     return str((info.get("cluster") or {}).get("name") or "?")
 
 
-async def aplan_failover(client: JsClient, stream: str, to: str | None = None) -> FailoverPlan:
-    """The failover of ``stream`` to its standby (``to``, else the one stream that mirrors it whole)."""
+async def aplan_failover(
+    client: JsClient, stream: str, to: str | None = None, *, ahead: dict[str, Any] | None = None
+) -> FailoverPlan:
+    """The failover of ``stream`` to its standby (``to``, else the one stream that mirrors it whole).
+    ``ahead``: the standby's info as it will be (a failback's plan, before the mirror is made)."""
     active = await stream_info(client, stream)
     if active is None:
         raise FailoverError(f"stream {stream} does not exist")
     infos, _ = await steady(client, client.alist_streams)
-    mirrors = sorted(str(i["config"]["name"]) for i in infos if _mirror_of(i) == stream)
-    rec = _record(active)
+    mirrors = sorted(str(i["config"]["name"]) for i in infos if mirror_of(i) == stream)
+    rec = dr_record(active)
     if to is None and rec.get("switching_to"):
         to = str(rec["switching_to"])
     if to is None:
@@ -149,11 +163,11 @@ async def aplan_failover(client: JsClient, stream: str, to: str | None = None) -
                 f"{stream} needs exactly one standby (a stream that mirrors it whole) or --to NAME; found {found}"
             )
         to = mirrors[0]
-    standby = await stream_info(client, to)
+    standby = ahead if ahead is not None else await stream_info(client, to)
     if standby is None:
         raise FailoverError(f"standby {to} does not exist")
     resumed = rec.get("switching_to") == to
-    promoted = resumed and _mirror_of(standby) is None and _record(standby).get("active") == to
+    promoted = resumed and mirror_of(standby) is None and dr_record(standby).get("active") == to
     subjects = tuple(str(s) for s in (rec.get("subjects") if resumed else active["config"].get("subjects")) or ())
     moves = []
     for c in await steady(client, client.alist_consumers, stream):
@@ -164,8 +178,8 @@ async def aplan_failover(client: JsClient, stream: str, to: str | None = None) -
     plan = FailoverPlan(
         stream,
         to,
-        _cluster(active),
-        _cluster(standby),
+        cluster_of(active),
+        cluster_of(standby),
         subjects,
         int(active["state"].get("last_seq") or 0),
         int(standby["state"].get("last_seq") or 0),
@@ -186,7 +200,7 @@ def _refusal(plan: FailoverPlan, standby: dict[str, Any], version: str | None) -
         return (
             f"{plan.stream} is fenced: it is not the active side (its record: io.jsops.dr.active); nothing was changed"
         )
-    if _mirror_of(standby) != plan.stream and not plan.promoted:
+    if mirror_of(standby) != plan.stream and not plan.promoted:
         return f"{plan.standby} is not a mirror of the whole of {plan.stream} in this account and domain; nothing was changed"
     if not plan.subjects:
         return f"{plan.stream} has no subjects to hand over; nothing was changed"
@@ -213,7 +227,7 @@ async def arun_failover(client: JsClient, plan: FailoverPlan) -> FailoverResult:
     consumers: dict[str, EffectiveConsumer] = {}
     for m in plan.consumers:
         info = await steady(client, client.aconsumer_info, plan.stream, m.name)
-        consumers[m.name] = consumer_from_api_json(info.get("config") or {})[0]
+        consumers[m.name] = consumer_from_api_json(declared_start(info.get("config") or {}))[0]
     leg = _leg(plan, standby, consumers)
     compared, window = 0, 0.0
     if not plan.promoted:
@@ -221,7 +235,7 @@ async def arun_failover(client: JsClient, plan: FailoverPlan) -> FailoverResult:
     await place_consumers(client, leg, floors=True)
     fault("failover-after-promote")
     old = stream_from_info(await stream_info(client, plan.stream) or active)
-    new = _record(await stream_info(client, plan.standby))
+    new = dr_record(await stream_info(client, plan.standby))
     done = json.dumps({**new, "active": plan.standby, "standby": plan.stream}, sort_keys=True, separators=(",", ":"))
     await steady(client, client.aupdate_stream, config_json(with_metadata(old.config, {DR_ACTIVE: done}), old.extra))
     return FailoverResult(compared, leg.placed, window)

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import time
+
+from .emergency import CheckResult, EmergencyPlan, EmergencyResult
+from .failback import FailbackPlan, FailbackResult
 from .failover import FailoverPlan, FailoverResult
 
-__all__ = ["render_failover_plan", "render_failover_result"]
+__all__ = [
+    "render_failover_plan",
+    "render_failover_result",
+    "render_failback_plan",
+    "render_failback_result",
+    "render_emergency_plan",
+    "render_emergency_result",
+    "render_check",
+]
 
 
 def _subjects(subjects: tuple[str, ...]) -> str:
@@ -44,15 +56,138 @@ def render_failover_plan(plan: FailoverPlan) -> str:
     lines.append(
         f"  A failure before the promotion gives {s} its subjects back and deletes the consumers made on {t}, which stays a mirror."
     )
-    lines.append(
-        f"  Not done: re-pointing other streams' sources and mirrors of {s}; failback ({s} becomes a mirror of {t})."
-    )
+    lines.append(f"  Not done: re-pointing other streams' sources and mirrors of {s}. Back later: jsops failback {s}.")
     return "\n".join([*lines, ""])
 
 
 def render_failover_result(plan: FailoverPlan, result: FailoverResult) -> str:
     """One line: what the failover did and how long publishes were not acknowledged."""
+    return _failover_line(plan.stream, plan.standby, result)
+
+
+def _failover_line(stream: str, standby: str, result: FailoverResult) -> str:
     return (
-        f"Failed over {plan.stream} to {plan.standby}: {result.compared} messages compared (SHA-256), "
+        f"Failed over {stream} to {standby}: {result.compared} messages compared (SHA-256), "
         f"{result.placed} consumers at their positions, write pause {result.window * 1000:.1f} ms.\n"
+    )
+
+
+def render_failback_plan(plan: FailbackPlan) -> str:
+    """Every step of a failback, numbered; the failover back's own steps follow it (``--plan`` prints them)."""
+    a, b = plan.active, plan.back
+    if plan.state == "restoring":
+        lines = [f"Failback of {b}: {b} is active again; its standby {a} is left to restore:"]
+    else:
+        lines = [
+            f"Failback of {b} (cluster {plan.back_cluster}) from the active side {a} (cluster {plan.active_cluster}):"
+        ]
+    if plan.refusal:
+        return "\n".join([*lines, f"  refused: {plan.refusal}", ""])
+    lines.append(
+        f"  now: {a} last sequence {plan.active_last_seq}, {b} last sequence {plan.back_last_seq} "
+        f"({_STATES[plan.state]})"
+    )
+    steps = []
+    if plan.state in ("fenced", "rebuilding"):
+        steps += _rebuild_steps(a, b, compared=plan.state == "fenced")
+    if plan.state in ("fenced", "rebuilding", "mirror"):
+        steps.append(f"wait until {b} holds {a}'s last sequence")
+    if plan.state != "restoring":
+        steps.append(f"fail {a} over to {b}: the steps of `jsops failover {a} --to {b}`, below")
+    steps += [f"restore the standby: {a} (fenced by the failover) becomes a mirror of {b} again, as {b} did:"]
+    lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
+    lines += [f"     - {step}" for step in _rebuild_steps(b, a, compared=True)]
+    return "\n".join([*lines, ""])
+
+
+def _rebuild_steps(active: str, fenced: str, *, compared: bool) -> list[str]:
+    out = []
+    if compared:
+        out += [
+            f"compare {fenced}'s last messages with {active}'s at the same sequences (SHA-256): no publish was "
+            f"acknowledged on {fenced} after its fence",
+            f"record {fenced}'s config on {active} (io.jsops.dr.active), so that a re-run can create it again",
+        ]
+    out.append(
+        f"delete {fenced} and create it again as a mirror of {active}, with its config and placement (a stream "
+        f"cannot be made a mirror in place); its messages come back from {active}"
+    )
+    return out
+
+
+_STATES = {
+    "fenced": "fenced since the failover",
+    "rebuilding": "deleted by an interrupted failback: it is created again",
+    "mirror": "a mirror again: the failback carries on",
+    "switching": "the failover back was interrupted: it carries on",
+    "restoring": "the failover back is done",
+}
+
+
+def render_failback_result(result: FailbackResult) -> str:
+    """What the failback did, with the failover back's line."""
+    p = result.plan
+    if result.failover is None:
+        return f"Failed back to {p.back}: {p.active} restored as its standby (a mirror).\n"
+    return (
+        f"Failed back to {p.back}: {result.checked} messages of its old tail compared, mirrored up to sequence "
+        f"{result.mirrored}; {p.active} restored as its standby (a mirror).\n"
+        + _failover_line(p.active, p.back, result.failover)
+    )
+
+
+def render_emergency_plan(plan: EmergencyPlan) -> str:
+    """The emergency promotion's steps, the most it can lose first."""
+    s, t = plan.stream, plan.standby
+    lines = [f"Emergency failover of {s} (not answering) to its standby {t} (cluster {plan.standby_cluster}):"]
+    if plan.refusal:
+        return "\n".join([*lines, f"  refused: {plan.refusal}", ""])
+    lines += [f"  {_stated(plan)}", f"  now: {t} last sequence {plan.standby_last_seq}"]
+    steps = [
+        f"fence {s} through the JetStream meta group: subjects -> [{plan.fence}] (its servers do not answer; "
+        f"when they come back, {s} takes no publish and keeps what {t} never received)",
+        f"promote {t}: remove its mirror, subjects {_subjects(plan.subjects)}; record io.jsops.dr.active = {t}",
+    ]
+    lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
+    lines.append(
+        f"  Not done: {s}'s consumers are not created on {t} (their positions are on the side that does not answer): "
+        "create them (jsops apply) where you choose."
+    )
+    return "\n".join([*lines, ""])
+
+
+def _stated(plan: EmergencyPlan) -> str:
+    """The most the promotion can lose, and from when it counts."""
+    s, t = plan.stream, plan.standby
+    heard = "never" if plan.since is None else f"{plan.since:.1f} s ago"
+    if plan.lag is None:
+        return (
+            f"the loss cannot be stated: no check of {s} is recorded on {t} (jsops failover {s} --check) and {t} never "
+            f"received a message of {s} (last contact: {heard}); every message of {s} may be lost"
+        )
+    when = "no check recorded"
+    if plan.checked is not None:
+        when = "last check " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(plan.checked))
+    return (
+        f"at most {plan.lag} acknowledged publishes can be lost: {s}'s last sequence as last known is "
+        f"{plan.known_last_seq} ({when}; {t}'s last contact with {s}: {heard}); a publish {s} acknowledged "
+        "after that is not counted"
+    )
+
+
+def render_check(result: CheckResult) -> str:
+    """One line: what ``--check`` recorded."""
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(result.at))
+    return (
+        f"Checked {result.stream} (last sequence {result.last_seq}) and its standby {result.standby} (last sequence "
+        f"{result.standby_last_seq}): recorded on {result.standby} at {at}.\n"
+    )
+
+
+def render_emergency_result(plan: EmergencyPlan, result: EmergencyResult) -> str:
+    """One line: the promotion and the loss it stated."""
+    stated = "unknown" if result.stated is None else f"at most {result.stated} acknowledged publishes"
+    return (
+        f"Promoted {plan.standby} in place of {plan.stream} at sequence {result.last_seq} in {result.seconds:.1f} s; "
+        f"stated loss: {stated}.\n"
     )

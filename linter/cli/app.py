@@ -32,6 +32,7 @@ SUMMARIES = {
     "discover": "read a live server's release, cluster and limits into the config's target",
     "controller": "keep the targets matching the manifests (GitOps loop)",
     "failover": "switch a stream over to its standby mirror in another cluster, losing nothing acknowledged",
+    "failback": "make the old side of a failover the active side again, losing nothing acknowledged",
     "collect": "record JetStream ack samples, advisories and state snapshots",
     "profile": "turn collected telemetry into the profiles operational rules read (needs the spark extra)",
     "report": "write an HTML report of lint findings and profiles",

@@ -20,7 +20,8 @@ from jsops.linter.semantics.catalog import Unit
 
 from ..configs import Config
 from ..diff import Change, JsonValue, diff_configs
-from ..drift import NO_ATTRIBUTION, Attribution, ChangedBy, Drifted, hold, ignored_in_estate
+from ..dr_roles import failed_over, follow
+from ..drift import NO_ATTRIBUTION, Attribution, ChangedBy, Drifted, hold, ignored_in_estate, merged
 from ..live import LiveState
 from ..plan import Desired, desired_from_estate
 from ..plan.migration import migration_record
@@ -57,11 +58,13 @@ def _finding(code: str, severity: Severity, message: str, file: str, line: int, 
 def _compared(
     estate: Estate, live: LiveState, target: LintTarget, wanted: set[str]
 ) -> Iterator[tuple[Desired, Resource | None, Config | None]]:
-    """Each manifest object routed to the target: its desired config (ignore-drift fields held at
-    their live values, as a plan holds them), its manifest and its live config (None: not on the server)."""
+    """Each manifest object routed to the target: its desired config (ignore-drift fields and a failover's
+    roles held at their live values, as a plan holds them), its manifest and its live config (None: not on the server)."""
     resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
-    desired = desired_from_estate(estate, contexts=wanted, target=target)
-    for d in hold(desired, live, ignored_in_estate(estate, wanted))[0]:
+    desired = follow(desired_from_estate(estate, contexts=wanted, target=target), live)
+    # a failover's roles are not drift until failback (jsops.reconciler.dr_roles): subjects and mirror as live
+    owned = merged(ignored_in_estate(estate, wanted), failed_over(desired, live))
+    for d in hold(desired, live, owned)[0]:
         yield d, resources.get(d.key), _live_config(live, d.kind, d.stream, d.name)
 
 

@@ -421,6 +421,7 @@ def _plan_route(
     values (``held`` receives those the manifests set otherwise: jsops.reconciler.drift.held)."""
     from ..dataloss import measure_limit_loss
     from ..discover import read_limits
+    from ..dr_roles import failed_over, follow
     from ..drift import hold, ignored_in_estate, merged, quarantined_fields
     from ..interestloss import measure_filter_loss
     from ..limits import monitor_json
@@ -430,10 +431,11 @@ def _plan_route(
 
     varz = monitor_json(route.target, "varz") if route.target.monitor else None
     limits = read_limits(client, route.target, config.target, varz)
-    owned = merged(
-        ignored_in_estate(estate, route.contexts), quarantined_fields(client, live)
-    )  # as the controller holds them
-    desired, kept = hold(desired_from_estate(estate, contexts=route.contexts, target=limits), live, owned)
+    declared = follow(desired_from_estate(estate, contexts=route.contexts, target=limits), live)
+    owned = merged(  # as the controller holds them; a failover's roles until failback (jsops.reconciler.dr_roles)
+        ignored_in_estate(estate, route.contexts), quarantined_fields(client, live), failed_over(declared, live)
+    )
+    desired, kept = hold(declared, live, owned)
     if held is not None:
         held.update(kept)
     measure_limit_loss(client, live, {d.name: d.stream_config for d in desired if d.kind == "Stream"})

@@ -20,7 +20,8 @@ from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
 from ..dataloss import measure_limit_loss
 from ..discover import read_limits
-from ..drift import hold, ignored_in_estate
+from ..dr_roles import failed_over, follow
+from ..drift import hold, ignored_in_estate, merged
 from ..interestloss import measure_filter_loss
 from ..live import LiveState, read_live
 from ..plan import Desired, Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
@@ -269,7 +270,9 @@ def read_for_plan(
     live = read_live(client)
     limits = read_limits(client, target, getattr(config, "target", None))
     desired, policy = policy_from_estate(rev.estate, rev.desired(contexts, limits), contexts)
-    wanted = hold(desired, live, ignored_in_estate(rev.estate, contexts))[0]  # jsops.io/ignore-drift: never healed
+    desired = follow(desired, live)  # a failover's consumers on the active side (jsops.reconciler.dr_roles)
+    # jsops.io/ignore-drift: never healed; a failover's roles: never undone (jsops.reconciler.dr_roles)
+    wanted = hold(desired, live, merged(ignored_in_estate(rev.estate, contexts), failed_over(desired, live)))[0]
     # what tightened max_age / max_msgs_per_subject would remove, so that the plan counts it as data loss
     measure_limit_loss(client, live, {d.name: d.stream_config for d in wanted if d.kind == Kind.STREAM})
     measure_filter_loss(client, live, wanted)
