@@ -100,7 +100,7 @@ MAX_BARE_ANY = 118
 MAX_COMPLEX_FUNCTIONS = 30
 # Lines over the 120 columns that `ruff format` leaves: string literals (messages, help) and docstrings it does
 # not wrap. Code is formatted at 120; these are rewrapped by hand as their modules are touched.
-MAX_LONG_LINES = 316
+MAX_LONG_LINES = 314
 
 
 def _ruff_findings(rule: str) -> list[str]:
