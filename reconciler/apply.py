@@ -88,9 +88,13 @@ class _Run:
         self.halted: list[str] = []
         self.fenced_off: str | None = None  # why the fence refused a write (then nothing more is attempted)
         self.sem = asyncio.Semaphore(max(1, getattr(client, "_concurrency", 64)))
+        self.consumer_creates: set[tuple[str | None, str]] = set()  # the plan's consumer creates (runnable)
+        self.consumers_made: set[tuple[str | None, str]] = set()  # those of them done
 
     def record(self, r: ActionResult) -> None:
         self.report.results.append(r)
+        if r.status == Outcome.DONE and r.action.kind == Kind.CONSUMER:
+            self.consumers_made.add((r.action.stream, r.action.name))
         if self.progress is not None and not (self.settle and r.status == Outcome.UNKNOWN):
             self.progress(r)  # a lost answer is shown once read back
 
@@ -121,6 +125,9 @@ class _Run:
             return "not attempted: the connection to the server was lost"
         if self.halted:
             return f"not attempted: an earlier request got no answer ({self.halted[0]})"
+        new = a.intent.replaced_by
+        if new is not None and (a.stream, new) in self.consumer_creates and (a.stream, new) not in self.consumers_made:
+            return f"not attempted: {a.stream}/{new}, which takes over its position, was not created (kept as it is)"
         blocker = _blocked_by(a, self.failed_streams)
         if blocker:
             why = "got no answer" if blocker in self.unanswered else "was not created or updated"
@@ -237,6 +244,7 @@ async def _execute(
     stream_puts = [a for a in runnable if a.kind == Kind.STREAM and a.action != ActionKind.DELETE]
     consumer_puts = [a for a in runnable if a.kind == Kind.CONSUMER and a.action != ActionKind.DELETE]
     consumer_deletes = [a for a in runnable if a.kind == Kind.CONSUMER and a.action == ActionKind.DELETE]
+    run.consumer_creates = {(a.stream, a.name) for a in consumer_puts if a.action == ActionKind.CREATE}
     stream_deletes = [a for a in runnable if a.kind == Kind.STREAM and a.action == ActionKind.DELETE]
 
     async def stream_put(a: PlanItem) -> str:

@@ -81,6 +81,7 @@ class ActionJson(Record):
     err_code: StrictInt | None = None
     migration: MigrationJson | None = None
     context: StrictStr | None = None
+    replaced_by: StrictStr | None = None
 
 
 class TargetJson(Record):
@@ -136,7 +137,7 @@ def _action(a: ActionJson) -> PlanItem:
     blocked = a.action == ActionKind.BLOCKED
     intent = Intent(
         (a.wanted or a.action) if blocked else a.action, kind, name, a.object.stream, changes, a.consequence, config,
-        a.resume_seq, a.reset_seq, a.data_loss, migration, extra=extra,
+        a.resume_seq, a.reset_seq, a.data_loss, migration, extra=extra, replaced_by=a.replaced_by,
     )  # fmt: skip
     return PlanItem(intent, Blocked(a.reason or "", a.err_code) if blocked else RUN)
 
@@ -206,6 +207,7 @@ def encode_action(a: PlanItem) -> dict[str, Any]:
         "data_loss": i.data_loss,
         "err_code": a.err_code,
         "migration": i.migration.to_json() if i.migration is not None else None,
+        "replaced_by": i.replaced_by,
     }
     return out | {k: v for k, v in optional.items() if v is not None}
 

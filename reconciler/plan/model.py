@@ -127,6 +127,9 @@ class Intent:
     # The fields of the live config the catalog does not know (a newer release's): sent back with an
     # update so that it loses none of them; written in the plan's JSON with the config.
     extra: Extra = field(default=NO_EXTRA, compare=False)
+    # A consumer delete that a rename's create replaces (jsops.io/renamed-from): the new name, which takes
+    # over the position; apply deletes only once that create, when the same apply makes it, succeeded.
+    replaced_by: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "action", ActionKind(self.action))

@@ -114,4 +114,5 @@ def moved_delete(old: LiveConsumer, new: str) -> Intent:
         old.stream,
         [],
         f"renamed to {old.stream}/{new}: the consumer is deleted once {new} holds its position",
+        replaced_by=new,
     )
