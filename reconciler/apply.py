@@ -244,7 +244,11 @@ async def _execute(
     stream_puts = [a for a in runnable if a.kind == Kind.STREAM and a.action != ActionKind.DELETE]
     consumer_puts = [a for a in runnable if a.kind == Kind.CONSUMER and a.action != ActionKind.DELETE]
     consumer_deletes = [a for a in runnable if a.kind == Kind.CONSUMER and a.action == ActionKind.DELETE]
-    run.consumer_creates = {(a.stream, a.name) for a in consumer_puts if a.action == ActionKind.CREATE}
+    run.consumer_creates = {  # blocked ones too: a rename's delete waits for its create
+        (a.stream, a.name)
+        for a in plan.actions
+        if a.kind == Kind.CONSUMER and (a.wanted or a.action) == ActionKind.CREATE
+    }
     stream_deletes = [a for a in runnable if a.kind == Kind.STREAM and a.action == ActionKind.DELETE]
 
     async def stream_put(a: PlanItem) -> str:

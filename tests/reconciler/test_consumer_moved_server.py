@@ -64,3 +64,24 @@ def test_a_renamed_consumer_moves_with_its_position(server, js, tmp_path, monkey
     assert js.fetch_ack("ORDERS", "dispatcher", 2) == [4, 5]  # from where shipper was
     rc, out, _ = run("plan", "m", "--server", server.url)
     assert (rc, out.startswith("No changes.")) == (0, True), out
+
+
+def test_a_rename_whose_create_is_refused_keeps_the_old_consumer(server, js, tmp_path, monkeypatch):
+    """The server refuses the new name (the stream takes one consumer, and the old one still counts when the
+    create is sent): the old consumer is not deleted, so its position is not lost."""
+    monkeypatch.chdir(tmp_path)
+    limited = ESTATE.replace("max_age: 1h}", "max_age: 1h, max_consumers: 1}")
+    manifest(tmp_path / "m", "orders.yaml", limited.replace("NAME", "shipper").replace(" ANNOTATION", ""))
+    assert run("apply", "m", "--server", server.url, "--yes")[0] == 0
+    js.publish("orders.eu", 5)
+    assert js.fetch_ack("ORDERS", "shipper", 3) == [1, 2, 3]
+    renamed = limited.replace("NAME", "dispatcher").replace(
+        " ANNOTATION", ", annotations: {jsops.io/renamed-from: shipper}"
+    )
+    manifest(tmp_path / "m", "orders.yaml", renamed)
+    rc, out, err = run("apply", "m", "--server", server.url, "--yes")
+    assert rc != 0, out + err
+    assert js.consumer("ORDERS", "dispatcher") is None
+    kept = js.consumer("ORDERS", "shipper")
+    assert kept is not None and kept["ack_floor"]["stream_seq"] == 3, kept
+    assert "ORDERS/dispatcher, which takes over its position, was not created (kept as it is)" in out + err, out + err
