@@ -150,8 +150,8 @@ def generate(root: Path, streams: int, consumers: int) -> list[Path]:
     return files
 
 
-# What a wheel of jsops is built from (the rest of the checkout, tests and .venv, stays out).
-SOURCE_PARTS = ("pyproject.toml", "README.md", "linter", "rules", "reconciler", "profiler")
+# What a wheel of jsops is built from (the rest of the checkout, tests and .venv, stays out; .ci holds the build backend).
+SOURCE_PARTS = ("pyproject.toml", "README.md", ".ci", "linter", "rules", "reconciler", "profiler")
 # pip's console-script template (what `pip install` writes into bin/ for an entry point)
 SCRIPT = """#!{python}
 # -*- coding: utf-8 -*-

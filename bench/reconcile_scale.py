@@ -158,6 +158,11 @@ def one_size(streams: int, consumers: int, runs: int) -> tuple[float, float]:
         print(f"  ratio --no-cache / sweep:    {min(uncached) / naive:8.2f}")
         print(f"  ratio cold plan / sweep:     {cold / naive:8.2f}     (target <= 0.5)")
         print(f"  ratio warm plan / sweep:     {best / naive:8.2f}     (target <= 0.5)")
+        each = [p / w for p, w in zip(plans, sweeps)]
+        print(
+            f"  ratio per run (plan / the sweep after it): {' '.join(f'{r:.2f}' for r in each)}   "
+            f"median {statistics.median(each):.2f}, worst {max(each):.2f}   (target: each <= 0.5)"
+        )
         return cold, best
 
 

@@ -13,6 +13,7 @@ class); its values are JSON values as the server writes them.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,11 +98,13 @@ def normalise(kind: str, config: Config) -> dict[str, JsonValue]:
     """The comparable form of a config (either side), field by field in the catalog's order, each in the
     server's JSON shape: a zero value left out, jsops's bookkeeping and the server's ``_nats.*`` metadata
     left out, a set-valued field sorted."""
-    sent = api_json(config)  # the record's fields as JSON values (a zero omitempty field left out)
+    # The record's fields as JSON values in the catalog's order, a zero omitempty field left out: a field
+    # it leaves out is empty here too (an empty metadata as well).
+    sent = api_json(config)
+    sets = _set_valued(kind)
     out: dict[str, JsonValue] = {}
-    for f in catalog.RECORDS[kind].fields:
-        value = sent.get(f.name)
-        if f.name == "metadata":
+    for name, value in sent.items():
+        if name == "metadata":
             value = {
                 k: v
                 for k, v in config.metadata.items()
@@ -109,9 +112,9 @@ def normalise(kind: str, config: Config) -> dict[str, JsonValue]:
             }
         if not value and _empty(value):  # a true value is never empty: most fields stop there
             continue
-        if f.set_valued and isinstance(value, list):
+        if name in sets and isinstance(value, list):
             value = sorted({str(v) for v in value})
-        out[f.name] = value
+        out[name] = value
     if isinstance(config, EffectiveConsumer):
         resume = config.metadata.get(RESUME)
         if resume:
@@ -120,6 +123,11 @@ def normalise(kind: str, config: Config) -> dict[str, JsonValue]:
         if config.pause_until:
             out["pause_until"] = canonical_time(config.pause_until)  # the pause API stores UTC
     return out
+
+
+@functools.cache
+def _set_valued(kind: str) -> frozenset[str]:
+    return frozenset(f.name for f in catalog.RECORDS[kind].fields if f.set_valued)
 
 
 def restore_start(cfg: dict[str, JsonValue], resume: object, keep: Callable[[object], bool]) -> None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import stat
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 from ..engine import LintResult, lint_estate
 from ..load import Estate, Limits
 from ..load.paths import readable_files
-from ..load.reading import read_regular
+from ..load.reading import read_if_regular
 from ..load.templates import is_template
 from . import load_paths
 from .packs import Marshalled, files_stamp
@@ -127,11 +126,11 @@ def _content_keys(files: list[str]) -> dict[str, str] | None | Literal[False]:
     out: dict[str, str] = {}
     for f in files:
         try:
-            if not stat.S_ISREG(os.stat(f).st_mode):
-                return False
-            data = read_regular(f, bound)
+            data = read_if_regular(f, bound)
         except OSError:
             return None
+        if data is None:
+            return False
         key = content_key(data, f.endswith(".json"))
         if key is None:
             return None

@@ -45,6 +45,7 @@ cannot read it, and the parse is a small part of a plan (the server round trips 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 import os
@@ -206,6 +207,7 @@ class ParseCache:
             self._old, self._loaded_old = entries, loaded
 
 
+@functools.lru_cache(maxsize=8)  # one per run in practice: a results-cache run keys every file with it
 def _salt(build: str, limits: Limits) -> bytes:
     return f"{_MAGIC!r}\0{build}\0{sys.version_info[:3]}\0{marshal.version}\0{limits!r}\0".encode()
 

@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 
-__all__ = ["NotRegularFile", "read_regular", "unreadable"]
+__all__ = ["NotRegularFile", "read_if_regular", "read_regular", "unreadable"]
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -40,14 +40,35 @@ def read_regular(path: str, limit: int) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             os.set_blocking(fd, True)  # a pipe's writer is waited for; a pipe without one ends at once
             return _read_to(fd, limit, b"")
-        # The size it has now, and one byte more to see it end (or grow): one read for most files.
-        want = min(limit, st.st_size + 1)
-        first = os.read(fd, want)
-        if len(first) == st.st_size < want:
-            return first  # all of it: the file ended where fstat said
-        return _read_to(fd, limit, first)
+        return _read_sized(fd, st.st_size, limit)
     finally:
         os.close(fd)
+
+
+def read_if_regular(path: str, limit: int) -> bytes | None:
+    """:func:`read_regular` of a regular file; None, without reading it, for anything else (a pipe
+    can be read only once: its reader must be the one that uses it). Raises :class:`OSError` when
+    the file cannot be opened or read."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None
+    fd = os.open(path, _FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # replaced meanwhile
+            return None
+        return _read_sized(fd, st.st_size, limit)
+    finally:
+        os.close(fd)
+
+
+def _read_sized(fd: int, size: int, limit: int) -> bytes:
+    """A regular file's bytes: the ``size`` it has now and one byte more to see it end (or grow), one
+    read for most files; up to ``limit``."""
+    want = min(limit, size + 1)
+    first = os.read(fd, want)
+    if len(first) == size < want:
+        return first  # all of it: the file ended where fstat said
+    return _read_to(fd, limit, first)
 
 
 def _read_to(fd: int, limit: int, first: bytes) -> bytes:

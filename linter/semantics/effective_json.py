@@ -105,6 +105,9 @@ def _value(
     return raw, None
 
 
+_SCALARS: Final = frozenset({str, int, float, bool})
+
+
 def _record(name: str, data: object) -> tuple[EffectiveRecord, UnknownFields]:
     src: Mapping[str, ServerJson] = data if isinstance(data, dict) else {}
     known = KNOWN_FIELDS[name]
@@ -112,7 +115,14 @@ def _record(name: str, data: object) -> tuple[EffectiveRecord, UnknownFields]:
     inner: dict[str, tuple[str, UnknownFields]] = {}
     items: dict[str, tuple[tuple[str, UnknownFields], ...]] = {}
     for field, nested, many, zero in _LAYOUTS[name]:
-        value, within = _value(nested, many, zero, src.get(field)) if field in known else (zero, None)
+        raw = src.get(field)
+        if raw is None or field not in known:
+            values.append(zero)
+            continue
+        if nested is None and not many and type(raw) in _SCALARS:  # most fields: the value as it came
+            values.append(raw)
+            continue
+        value, within = _value(nested, many, zero, raw)
         values.append(value)
         if within is not None and many:
             items[field] = within

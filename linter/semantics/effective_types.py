@@ -221,7 +221,20 @@ _LAYOUT: dict[type, tuple[tuple[str, bool], ...]] = {
 }
 
 
+# Whether a value of a type is written as it is (not a record, a tuple or a mapping), decided once per
+# type: api_json runs for every field of every config a plan reads, compares and fingerprints.
+_AS_IS: dict[type, bool] = {str: True, int: True, bool: True, float: True, type(None): True}
+
+
+def _as_is(kind: type) -> bool:
+    plain = _AS_IS[kind] = not (issubclass(kind, _CLASSES) or kind is tuple or issubclass(kind, Mapping))
+    return plain
+
+
 def _json(value: object) -> object:
+    plain = _AS_IS.get(type(value))
+    if plain or plain is None and _as_is(type(value)):
+        return value
     if isinstance(value, _CLASSES):
         return api_json(value)
     if type(value) is tuple:
@@ -236,8 +249,7 @@ def api_json(record: EffectiveRecord) -> dict[str, Any]:
     once server metadata is stripped): fields in catalog order, a zero ``omitempty`` field and an
     absent record left out."""
     out: dict[str, Any] = {}
-    for name, omitempty in _LAYOUT[type(record)]:
-        value = getattr(record, name)
+    for (name, omitempty), value in zip(_LAYOUT[type(record)], record):  # the record's fields are the catalog's
         if omitempty and not value:
             continue
         out[name] = _json(value)
