@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from .api import Rule, RuleOptions, rule_groups
-from .config_parts import PullRequests, SecretRef, kebab
+from .config_parts import Drift, PullRequests, SecretRef, kebab
 from .config_parts import no_inline_secret as _no_inline_secret
 from .config_parts import seconds as _seconds
 from .errors import LinterError
@@ -261,6 +261,8 @@ class Config(Record):
     notices: Notices | None = None
     # `jsops controller`'s pull mode: plan open pull requests read-only, post the plans (operator only).
     pull_requests: PullRequests | None = None
+    # Drift attribution: ``drift.record`` makes plan/apply/controller keep the record of API changes (docs/drift.md).
+    drift: Drift = option(default_factory=Drift)
     # Not keys: where the config came from (relative paths in it are relative to its directory).
     source: str | None = option(default=None, exclude=True)
     root: str = option(default=".", exclude=True)

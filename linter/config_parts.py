@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from .model.records.record import Before, Record, option
 
-__all__ = ["PullRequests", "SecretRef", "kebab", "no_inline_secret", "seconds"]
+__all__ = ["Drift", "DriftRecord", "PullRequests", "SecretRef", "kebab", "no_inline_secret", "seconds", "size"]
 
 
 class SecretRef(Record):
@@ -72,6 +72,37 @@ def seconds(value: object) -> object:
 
         return parse_seconds(value)
     return value
+
+
+def size(value: object) -> object:
+    """A size in bytes: an integer or a string with a unit (``256MiB``, ``1GB``)."""
+    if isinstance(value, str):
+        from .semantics.units import parse_size
+
+        return parse_size(value)
+    return value
+
+
+class DriftRecord(Record):
+    """The record of API changes created by the config (``drift.record``; docs/drift.md): when set,
+    plan, apply and the controller want the stream ``JSOPS_API_AUDIT`` capturing
+    ``$JS.EVENT.ADVISORY.API`` in each managed account, as if a manifest declared it
+    (``jsops.reconciler.drift.switch``), bounded by these limits. A manifest declaring a record wins."""
+
+    _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
+
+    max_age: Annotated[float, Before(seconds)] = option(default=7 * 86400.0, gt=0, le=10 * 365 * 86400)
+    max_bytes: Annotated[int, Before(size)] = option(default=256 * 1024 * 1024, ge=1024 * 1024)
+    max_msgs: int = option(default=200_000, ge=1000)
+    num_replicas: int = option(default=1, ge=1, le=5)  # 3 in a cluster: the record should outlive a server
+
+
+class Drift(Record):
+    """Drift attribution's options (``drift`` in the config; docs/drift.md)."""
+
+    _pydantic_config = {"populate_by_name": True, "alias_generator": kebab}
+
+    record: DriftRecord | None = None  # None: no record is created by the config (a manifest may declare one)
 
 
 class PullRequests(Record):

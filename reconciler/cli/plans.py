@@ -423,6 +423,7 @@ def _plan_route(
     from ..discover import read_limits
     from ..dr_roles import failed_over, follow
     from ..drift import hold, ignored_in_estate, merged, quarantined_fields
+    from ..drift.switch import with_record
     from ..interestloss import measure_filter_loss
     from ..limits import monitor_json
     from ..plan import build_plan, desired_from_estate, server_storage
@@ -431,7 +432,9 @@ def _plan_route(
 
     varz = monitor_json(route.target, "varz") if route.target.monitor else None
     limits = read_limits(client, route.target, config.target, varz)
-    declared = follow(desired_from_estate(estate, contexts=route.contexts, target=limits), live)
+    declared = desired_from_estate(estate, contexts=route.contexts, target=limits)
+    declared = with_record(declared, config.drift.record, route.contexts, limits)  # drift.record (docs/drift.md)
+    declared = follow(declared, live)
     owned = merged(  # as the controller holds them; a failover's roles until failback (jsops.reconciler.dr_roles)
         ignored_in_estate(estate, route.contexts), quarantined_fields(client, live), failed_over(declared, live)
     )

@@ -22,6 +22,7 @@ from ..dataloss import measure_limit_loss
 from ..discover import read_limits
 from ..dr_roles import failed_over, follow
 from ..drift import hold, ignored_in_estate, merged
+from ..drift.switch import with_record
 from ..interestloss import measure_filter_loss
 from ..live import LiveState, read_live
 from ..plan import Desired, Plan, PlanItem, PlanOptions, authorize, plan_changes, prune_scope, repo_identity
@@ -269,7 +270,9 @@ def read_for_plan(
     live values, what the annotations allow, and the plan's options."""
     live = read_live(client)
     limits = read_limits(client, target, getattr(config, "target", None))
-    desired, policy = policy_from_estate(rev.estate, rev.desired(contexts, limits), contexts)
+    record = config.drift.record if config is not None else None  # drift.record: the record of API changes
+    declared = with_record(rev.desired(contexts, limits), record, contexts, limits)
+    desired, policy = policy_from_estate(rev.estate, declared, contexts)
     desired = follow(desired, live)  # a failover's consumers on the active side (jsops.reconciler.dr_roles)
     # jsops.io/ignore-drift: never healed; a failover's roles: never undone (jsops.reconciler.dr_roles)
     wanted = hold(desired, live, merged(ignored_in_estate(rev.estate, contexts), failed_over(desired, live)))[0]
