@@ -44,6 +44,13 @@ class FixJson(TypedDict):
     description: str
 
 
+class AuthorJson(TypedDict, total=False):
+    """A drift finding's author, in the JSON and SARIF outputs (docs/drift.md)."""
+
+    changed_by: JsonValue  # None when unknown
+    author_unknown: JsonValue
+
+
 class FindingJson(TypedDict):
     """One finding, in the JSON outputs (contracts §2)."""
 
@@ -203,10 +210,21 @@ class Finding:
             "server_answer": self.server_answer,
             "fix": self.fix.as_dict() if self.fix else None,
         }
-        if self.author is not None:
-            out["changed_by"] = self.author.get("changed_by")
-            if "author_unknown" in self.author:
-                out["author_unknown"] = self.author["author_unknown"]
+        author = self.author_json()
+        if "changed_by" in author:
+            out["changed_by"] = author["changed_by"]
+        if "author_unknown" in author:
+            out["author_unknown"] = author["author_unknown"]
+        return out
+
+    def author_json(self) -> AuthorJson:
+        """The drift finding's author as the JSON and SARIF reports carry it: ``changed_by`` (None when
+        unknown) and, when unknown, ``author_unknown``; nothing for a finding without an author."""
+        if self.author is None:
+            return AuthorJson()
+        out: AuthorJson = {"changed_by": self.author.get("changed_by")}
+        if "author_unknown" in self.author:
+            out["author_unknown"] = self.author["author_unknown"]
         return out
 
 

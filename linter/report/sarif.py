@@ -79,6 +79,7 @@ def render_sarif(result: LintResult, version: str, rules: Sequence[RuleInfo]) ->
             props["server_answer"] = f.server_answer  # the one err_code the server answers for the object
         if f.fix is not None:
             props["fix"] = f.fix.as_dict()
+        props.update(f.author_json())  # a drift finding's author (jsops audit, JS520), as the JSON report has it
         if props:
             res["properties"] = props
         results.append(res)

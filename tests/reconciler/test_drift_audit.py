@@ -113,6 +113,22 @@ def test_audit_json_carries_changed_by_on_each_drifted_field() -> None:
     assert found["C1"]["changed_by"] is None and found["C1"]["author_unknown"] == {"since": "2026-12-02T10:00:00Z"}
 
 
+def test_audit_sarif_carries_the_author_as_properties() -> None:
+    result, _ = _drifted()
+    text = render_result(result, "sarif", RenderContext("0", discover_rules()))
+    _golden("audit.sarif", text)
+    found = {r["properties"]["object"]["name"]: r["properties"] for r in json.loads(text)["runs"][0]["results"]}
+    json_findings = {
+        f["object"]["name"]: f
+        for f in json.loads(render_result(result, "json", RenderContext("0", discover_rules())))["findings"]
+    }
+    for name in ("ORDERS", "C1"):  # the same author as the JSON report, under the result's properties
+        assert found[name]["changed_by"] == json_findings[name]["changed_by"]
+        assert found[name].get("author_unknown") == json_findings[name].get("author_unknown")
+    assert found["ORDERS"]["changed_by"]["user"] == "app" and "author_unknown" not in found["ORDERS"]
+    assert found["C1"]["changed_by"] is None and found["C1"]["author_unknown"] == {"since": "2026-12-02T10:00:00Z"}
+
+
 def test_without_a_record_audit_says_nothing_of_authors() -> None:
     estate = estate_from_text(MANIFESTS, "m/orders.yaml")
     live = LiveState(read_at=10_000.0)
