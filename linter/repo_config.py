@@ -62,6 +62,9 @@ KEY_SCOPES: Mapping[str, KeyScope] = MappingProxyType(
         "environments": KeyScope(False, "each environment's target facts (`--env NAME`), as `target`"),
         "estate": KeyScope(False, "whose objects the controller stamps, prunes and takes over"),
         "profiles": KeyScope(False, "a file outside the manifests that lint reads"),
+        "drift": KeyScope(
+            False, "a record stream of API changes created in every account the controller manages (`drift.record`)"
+        ),
         "notices": KeyScope(
             False, "where the controller sends its notices, and the files holding the receivers' URLs and tokens"
         ),
