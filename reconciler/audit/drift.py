@@ -16,12 +16,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from jsops.linter import Estate, Finding, LintTarget, ObjectRef, Resource, Severity, readable_duration
+from jsops.linter.config_parts import DriftRecord
 from jsops.linter.semantics.catalog import Unit
 
 from ..configs import Config
 from ..diff import Change, JsonValue, diff_configs
 from ..dr_roles import failed_over, follow
 from ..drift import NO_ATTRIBUTION, Attribution, ChangedBy, Drifted, hold, ignored_in_estate, merged
+from ..drift.switch import with_record
 from ..live import LiveState
 from ..plan import Desired, desired_from_estate
 from ..plan.migration import migration_record
@@ -56,12 +58,13 @@ def _finding(code: str, severity: Severity, message: str, file: str, line: int, 
 
 
 def _compared(
-    estate: Estate, live: LiveState, target: LintTarget, wanted: set[str]
+    estate: Estate, live: LiveState, target: LintTarget, wanted: set[str], record: DriftRecord | None
 ) -> Iterator[tuple[Desired, Resource | None, Config | None]]:
     """Each manifest object routed to the target: its desired config (ignore-drift fields and a failover's
     roles held at their live values, as a plan holds them), its manifest and its live config (None: not on the server)."""
     resources = {(r.kind, r.stream, r.name): r for r in estate.resources if r.context in wanted}
-    desired = follow(desired_from_estate(estate, contexts=wanted, target=target), live)
+    declared = with_record(desired_from_estate(estate, contexts=wanted, target=target), record, sorted(wanted), target)
+    desired = follow(declared, live)  # the config's record (drift.record) is declared, with no manifest to compare
     # a failover's roles are not drift until failback (jsops.reconciler.dr_roles): subjects and mirror as live
     owned = merged(ignored_in_estate(estate, wanted), failed_over(desired, live))
     for d in hold(desired, live, owned)[0]:
@@ -80,19 +83,21 @@ def drift_findings(
     contexts: Iterable[str] = ("default",),
     severities: dict[str, Severity | None] | None = None,
     authors: tuple[str, Authors] | None = None,
+    record: DriftRecord | None = None,
 ) -> list[Finding]:
     """Per-field drift, objects missing on the server, and live objects in no manifest, for the
     manifests routed to this target (``contexts``, as :mod:`jsops.reconciler.route` gives them);
     ``severities``: code -> severity, None to leave the code out (default: the rules' own);
     ``authors``: the context the attribution keys name, and what names the authors of the drifted
-    fields (called once, only when a field drifted)."""
+    fields (called once, only when a field drifted); ``record``: the config's ``drift.record`` (its
+    stream is declared: never JS521)."""
     sev: dict[str, Severity | None] = {code: r.severity for code, r in COMPARED.items()}
     sev.update(severities or {})
     out: list[Finding] = []
     declared: set[tuple[str, str | None, str]] = set()
     missing, drift = sev["JS522"], sev["JS520"]
     drifted: list[tuple[Resource, Desired, list[Change]]] = []
-    for d, r, live_cfg in _compared(estate, live, target, set(contexts)):
+    for d, r, live_cfg in _compared(estate, live, target, set(contexts), record):
         declared.add(d.key)
         if r is None:
             continue

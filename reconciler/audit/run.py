@@ -48,7 +48,7 @@ def audit_result(
     if isinstance(manifests, Estate):
         routed = list(contexts) if contexts is not None else [context, "default"]
         named = (context, authors) if authors is not None else None
-        findings.extend(drift_findings(manifests, state.live, target, routed, severities, named))
+        findings.extend(drift_findings(manifests, state.live, target, routed, severities, named, config.drift.record))
     if target_version is not None:
         findings.extend(
             upgrade_findings(estate, rules, config, target, target_version, static.findings, severities["JS530"])

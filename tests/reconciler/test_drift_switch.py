@@ -100,3 +100,23 @@ def _plan_json_with(d: Path, server: NatsServer, cfg: Path) -> dict[tuple[str, s
     rc, out, err = run("plan", str(d), "-s", _url(server), "--config", str(cfg), "--format", "json")
     assert rc in (0, 2), err
     return {(a["object"]["name"], c["path"]): c for a in json.loads(out)["actions"] for c in a["changes"]}
+
+
+def test_audit_takes_the_switched_on_record_as_declared() -> None:
+    from jsops.linter import LintTarget
+    from jsops.linter.testing import estate_from_text
+    from jsops.reconciler.audit.drift import drift_findings
+    from jsops.reconciler.live import LiveState
+
+    from .records import live_stream
+
+    estate = estate_from_text(ORDERS.replace("MAX_AGE", "1h"), "m/orders.yaml")
+    live = LiveState(read_at=10_000.0)
+    live.streams[RECORD_NAME] = live_stream({"name": RECORD_NAME, "subjects": ["$JS.EVENT.ADVISORY.API"]})
+
+    def unmanaged(record: DriftRecord | None) -> list[str]:
+        found = drift_findings(estate, live, LintTarget(), record=record)
+        return [f.object.name for f in found if f.rule == "JS521" and f.object is not None]
+
+    assert unmanaged(None) == [RECORD_NAME]
+    assert unmanaged(DriftRecord()) == []
