@@ -120,3 +120,34 @@ def test_audit_takes_the_switched_on_record_as_declared() -> None:
 
     assert unmanaged(None) == [RECORD_NAME]
     assert unmanaged(DriftRecord()) == []
+
+
+def test_the_controller_keeps_the_switched_on_record_like_any_stream(tmp_path: Path) -> None:
+    from jsops.linter.config import Config
+    from jsops.linter.config_parts import Drift
+
+    from .test_controller_helpers import Running, wait_for
+
+    server = NatsServer(extra_config=USERS).start()
+    try:
+        d = tmp_path / "m"
+        manifest(d, "orders.yaml", ORDERS.replace("MAX_AGE", "1h"))
+        config = Config(drift=Drift(record=DriftRecord(max_msgs=5000)))
+        app = _app(server)
+        try:
+            with Running([str(d)], _url(server), config=config) as ctl:
+                wait_for(lambda: app.stream(RECORD_NAME) and app.stream("ORDERS"), what="the record to be created")
+                assert app.ok(f"$JS.API.STREAM.INFO.{RECORD_NAME}")["config"]["max_msgs"] == 5000
+                ctl.settle()
+                info = app.ok(f"$JS.API.STREAM.INFO.{RECORD_NAME}")["config"]
+                app.ok(f"$JS.API.STREAM.UPDATE.{RECORD_NAME}", {**info, "max_msgs": 100_000})  # drift of the record
+                wait_for(
+                    lambda: app.ok(f"$JS.API.STREAM.INFO.{RECORD_NAME}")["config"]["max_msgs"] == 5000,
+                    what="the record's bound to be healed",
+                )
+                drifts = [e for e in ctl.events("drift") if e["object"] == f"Stream {RECORD_NAME}"]
+                assert drifts and drifts[-1]["changed_by"]["max_msgs"]["client_name"] == "orders-svc"
+        finally:
+            app.close()
+    finally:
+        server.stop()
