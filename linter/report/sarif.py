@@ -28,9 +28,10 @@ def _uri(file: str) -> str:
 
 
 def _fingerprint(f: Finding) -> str:
-    # Stable across line moves: rule, file, object and message, not the position.
+    # Stable across line moves and runs: rule, file, object and message (without a drift's author,
+    # whose age changes with each run), not the position.
     obj = str(f.object) if f.object else ""
-    return hashlib.sha256(f"{f.rule}\0{f.file}\0{obj}\0{f.message}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{f.rule}\0{f.file}\0{obj}\0{f.lasting_message}".encode()).hexdigest()[:32]
 
 
 def _rule(info: RuleInfo) -> dict[str, object]:

@@ -179,7 +179,7 @@ def _field_drift(
             col,
             r.ref,
         )
-        yield replace(finding, author=author) if author is not None else finding
+        yield replace(finding, author=author, author_said=said) if author is not None else finding
 
 
 def jsops_own(live: LiveState) -> set[str]:

@@ -9,12 +9,13 @@ import json
 import os
 import shutil
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from jsops.linter import LintResult, LintTarget
+from jsops.linter import Finding, LintResult, LintTarget
 from jsops.linter.engine import discover_rules
 from jsops.linter.report import RenderContext, render_result
 from jsops.linter.testing import estate_from_text
@@ -127,6 +128,21 @@ def test_audit_sarif_carries_the_author_as_properties() -> None:
         assert found[name].get("author_unknown") == json_findings[name].get("author_unknown")
     assert found["ORDERS"]["changed_by"]["user"] == "app" and "author_unknown" not in found["ORDERS"]
     assert found["C1"]["changed_by"] is None and found["C1"]["author_unknown"] == {"since": "2026-12-02T10:00:00Z"}
+
+
+def test_audit_sarif_fingerprints_do_not_age_with_the_author() -> None:
+    result, _ = _drifted()
+    (orders,) = [f for f in result.findings if f.rule == "JS520" and f.author_said.endswith(" 3m ago")]
+    later = replace(orders, message=orders.lasting_message + "; changed by orders-svc (user app, 10.0.0.7) 9m ago")
+    later = replace(later, author_said=later.message[len(orders.lasting_message) :])
+
+    def prints(findings: list[Finding]) -> list[str]:
+        text = render_result(
+            LintResult(findings, 1, 2, ["m/orders.yaml"]), "sarif", RenderContext("0", discover_rules())
+        )
+        return [r["partialFingerprints"]["jsopsFinding/v1"] for r in json.loads(text)["runs"][0]["results"]]
+
+    assert orders.message != later.message and prints([orders]) == prints([later])
 
 
 def test_without_a_record_audit_says_nothing_of_authors() -> None:
