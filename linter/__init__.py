@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .load import Limits as InputLimits
     from .load import discover as discover_manifests
     from .load import walk_dirs as walk_manifest_dirs
+    from .load.files import load_text as load_manifest_text
     from .load.files import process as load_file_documents
     from .model.buckets import (
         BUCKET_FIELDS,
@@ -150,6 +151,7 @@ __all__ = [
     "LiveTarget",
     "LOAD_CODES",
     "load_file_documents",
+    "load_manifest_text",
     "load_paths",
     "LoadError",
     "Kind",
@@ -292,6 +294,7 @@ _HOMES = {
     "ChangeClass": ".semantics.updates",
     "RESET_FIELDS": ".semantics.updates",
     "load_file_documents": ".load.files",
+    "load_manifest_text": ".load.files",
     "classify_change": ".semantics.updates",
     "worst_change_class": ".semantics.updates",
     "discover_manifests": ".load",
@@ -311,6 +314,7 @@ _HOMES = {
 # name (``classify_change`` is ``semantics.updates.classify``: inside ``updates``, ``classify`` is enough)
 _ATTRS = {
     "load_file_documents": "process",
+    "load_manifest_text": "load_text",
     "classify_change": "classify",
     "worst_change_class": "worst",
     "discover_manifests": "discover",

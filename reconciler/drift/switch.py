@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from jsops.linter import Estate, LintTarget, is_subset_match
-from jsops.linter.load.files import load_text
-from jsops.linter.semantics.units import go_duration
+from jsops.linter import Estate, LintTarget, format_duration, is_subset_match, load_manifest_text
 
 from .advisories import ADVISORY_SUBJECT
 
@@ -32,13 +30,14 @@ def record_manifest(record: DriftRecord, context: str = "default") -> str:
         "apiVersion: jsops/v1\nkind: Stream\nmetadata:\n"
         f"  name: {RECORD_NAME}\n{ctx}"
         "spec:\n"
-        "  description: JetStream API audit advisories of this account (who changed what), for jsops drift attribution\n"
+        "  description: JetStream API audit advisories of this account (who changed what),"
+        " for jsops drift attribution\n"
         "  subjects:\n"
         f'    - "{ADVISORY_SUBJECT}"\n'
         "  retention: limits\n  storage: file\n"
         f"  num_replicas: {record.num_replicas}\n"
         "  discard: old\n"
-        f"  max_age: {go_duration(round(record.max_age * 1e9))}\n"
+        f"  max_age: {format_duration(round(record.max_age * 1e9))}\n"
         f"  max_bytes: {record.max_bytes}\n"
         f"  max_msgs: {record.max_msgs}\n"
         "  max_msg_size: 1MiB\n"
@@ -66,5 +65,5 @@ def with_record(
 
     context = "default" if "default" in contexts or not contexts else sorted(contexts)[0]
     estate = Estate()
-    load_text(record_manifest(record, context).encode(), RECORD_FILE, estate)
+    load_manifest_text(record_manifest(record, context).encode(), RECORD_FILE, estate)
     return [*desired, *desired_from_estate(estate, contexts=[context], target=target, root=".")]
