@@ -89,8 +89,8 @@ def test_switch_on_plan_shows_the_record_apply_creates_it_and_a_change_is_attrib
             app.close()
         by = _plan_json_with(d, server, cfg)[("ORDERS", "max_age")]["changed_by"]
         assert isinstance(by, dict) and (by["user"], by["client_name"]) == ("app", "orders-svc")
-        # without the switch the stream is not the plan's to keep, nor to delete without --prune
-        rc, out, err = run("plan", str(d), "-s", _url(server), "--format", "json")
+        # switched off, the stream is left as it is, by --prune too (its source is the config, no PATH)
+        rc, out, err = run("plan", str(d), "-s", _url(server), "--format", "json", "--prune")
         assert RECORD_NAME not in {a["object"]["name"] for a in json.loads(out)["actions"]}
     finally:
         server.stop()
