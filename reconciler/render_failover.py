@@ -53,12 +53,21 @@ def render_failover_plan(plan: FailoverPlan) -> str:
         f"promote {t}: remove its mirror, subjects {_subjects(plan.subjects)}; the write pause ends",
         f"check each consumer's ack floor on {t}",
         f"record the active side on both streams: io.jsops.dr.active = {t}; {s} keeps its messages and the fence subject",
+        *(
+            f"re-point {n}'s source {s} to {t} (from {s}'s last sequence + 1, once it has taken every message of {s})"
+            for n in plan.sources
+        ),
     ]
     lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
     lines.append(
         f"  A failure before the promotion gives {s} its subjects back and deletes the consumers made on {t}, which stays a mirror."
     )
-    lines.append(f"  Not done: re-pointing other streams' sources and mirrors of {s}. Back later: jsops failback {s}.")
+    if plan.mirrors:
+        lines.append(
+            f"  Left reading the fenced {s}: mirrors {', '.join(plan.mirrors)} (a mirror cannot be re-pointed, 10055): "
+            f"make them again as mirrors of {t}."
+        )
+    lines.append(f"  Back later: jsops failback {s}.")
     return "\n".join([*lines, ""])
 
 
@@ -70,7 +79,9 @@ def render_failover_result(plan: FailoverPlan, result: FailoverResult) -> str:
 def _failover_line(stream: str, standby: str, result: FailoverResult) -> str:
     return (
         f"Failed over {stream} to {standby}: {result.compared} messages compared (SHA-256), "
-        f"{result.placed} consumers at their positions, write pause {result.window * 1000:.1f} ms.\n"
+        f"{result.placed} consumers at their positions, write pause {result.window * 1000:.1f} ms"
+        + (f"; sources re-pointed: {', '.join(result.repointed)}" if result.repointed else "")
+        + ".\n"
     )
 
 

@@ -21,6 +21,7 @@ EPILOG = """\
 examples:
   jsops failback ORDERS --plan        # every step, nothing changed
   jsops failback ORDERS --yes         # ORDERS (failed over to its standby) becomes the active side again
+  jsops failback --selector dr-group=payments -f streams/ --yes   # every stream labelled so
 
 exit codes: 0 done (planned with --plan), 1 error or refused, 2 argument errors
 """
