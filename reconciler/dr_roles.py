@@ -74,7 +74,8 @@ def failed_over(desired: Sequence[Desired], live: LiveState) -> dict[tuple[str, 
             out[(Kind.STREAM, None, d.name)] = dict.fromkeys(HELD_BY_FAILOVER, why)
         repointed = _repointed(d.stream_config, cur.config, live)
         if repointed:
-            why = f"its source {repointed[0]} failed over to {repointed[1]}, which it reads now; jsops failback returns it"
+            origin, active = repointed
+            why = f"its source {origin} failed over to {active}, which it reads now; jsops failback returns it"
             out.setdefault((Kind.STREAM, None, d.name), {})["sources"] = why
     return out
 

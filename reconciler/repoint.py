@@ -70,7 +70,8 @@ async def _drained(client: JsClient, stream: str, origin: str) -> None:
     while (lag := _lag(await stream_info(client, stream), origin)) not in (0, None):
         if time.monotonic() > deadline:
             raise RepointError(
-                f"{stream} still lags {lag} messages behind {origin}; the failover is done; run jsops failover --selector (or re-point it by hand) to carry on"
+                f"{stream} still lags {lag} messages behind {origin}; the failover is done; "
+                "run jsops failover --selector (or re-point it by hand) to carry on"
             )
         await asyncio.sleep(0.05)
 

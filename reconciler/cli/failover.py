@@ -76,14 +76,7 @@ def _failover(argv: list[str]) -> int:
         help="with --emergency: STREAM's subjects, when the standby does not record them (repeatable)",
     )
     args = p.parse_args(argv)
-    if (args.stream is None) == (args.selector is None):
-        p.error("give STREAM or --selector KEY=VALUE (one of them)")
-    if args.selector and (args.to or args.emergency or args.check):
-        p.error("--selector switches each stream to its one standby: not with --to, --emergency or --check")
-    if (args.allow_data_loss or args.subjects) and not args.emergency:
-        p.error("--allow-data-loss and --subjects go with --emergency (a planned failover loses nothing)")
-    if args.check and (args.emergency or args.plan):
-        p.error("--check records and does nothing else: not with --emergency or --plan")
+    _check_arguments(p, args)
     config = config_from_args(args)
     target = target_from_args(args, config)
     say_target(target)
@@ -106,6 +99,17 @@ def _failover(argv: list[str]) -> int:
         result = client.run(arun_failover(client, plan))
     sys.stdout.write(render_failover_result(plan, result))
     return ExitCode.OK
+
+
+def _check_arguments(p: Parser, args: argparse.Namespace) -> None:
+    if (args.stream is None) == (args.selector is None):
+        p.error("give STREAM or --selector KEY=VALUE (one of them)")
+    if args.selector and (args.to or args.emergency or args.check):
+        p.error("--selector switches each stream to its one standby: not with --to, --emergency or --check")
+    if (args.allow_data_loss or args.subjects) and not args.emergency:
+        p.error("--allow-data-loss and --subjects go with --emergency (a planned failover loses nothing)")
+    if args.check and (args.emergency or args.plan):
+        p.error("--check records and does nothing else: not with --emergency or --plan")
 
 
 def _confirm(args: argparse.Namespace, question: str) -> bool:

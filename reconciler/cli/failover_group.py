@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jsops.linter.cli.kit import Exit, Parser
 from jsops.linter.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from jsops.linter import Config
+
     from ..client import Target
 
 __all__ = ["add_group_arguments", "run_group_command"]
@@ -33,7 +35,7 @@ def add_group_arguments(p: Parser) -> None:
     )
 
 
-def run_group_command(args: argparse.Namespace, target: Target, config: Any, *, back: bool) -> int:
+def run_group_command(args: argparse.Namespace, target: Target, config: Config, *, back: bool) -> int:
     """The group's switch-over: its plan with ``args.plan``, else carried out after confirmation."""
     from ..client import JsClient
     from ..failover_group import parse_selector, run_group, select
