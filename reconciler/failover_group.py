@@ -20,6 +20,7 @@ from .failback import FailbackPlan, _fenced, aplan_failback, arun_failback
 from .failover import FailoverPlan, aplan_failover, arun_failover, dr_record, mirror_of
 from .migration_leg import stream_info
 from .plan.ordering import stream_order
+from .repoint import arepoint
 
 if TYPE_CHECKING:
     from jsops.linter import Estate
@@ -74,6 +75,16 @@ async def switched(client: JsClient, stream: str, back: bool) -> bool:
     return other is not None and mirror_of(other) == stream
 
 
+async def _already(client: JsClient, stream: str, back: bool, plan_only: bool) -> GroupStep:
+    """A stream switched already; failed over, the sources still reading it are re-pointed (a run that
+    stopped after the promotion, :mod:`jsops.reconciler.repoint`)."""
+    active = dr_record(await stream_info(client, stream)).get("active")
+    if back or plan_only or not isinstance(active, str) or active == stream:
+        return GroupStep(stream, ALREADY)
+    done = await arepoint(client, stream, active)
+    return GroupStep(stream, ALREADY, f"sources re-pointed to {active}: {', '.join(done)}" if done else "")
+
+
 async def _one(client: JsClient, stream: str, back: bool, plan_only: bool) -> GroupStep:
     """Plan (and unless ``plan_only``, carry out) one stream's switch."""
     if back:
@@ -98,7 +109,7 @@ async def run_group(client: JsClient, streams: list[str], *, back: bool, plan_on
     steps: list[GroupStep] = []
     for i, stream in enumerate(streams):
         try:
-            step = GroupStep(stream, ALREADY) if await switched(client, stream, back) else None
+            step = await _already(client, stream, back, plan_only) if await switched(client, stream, back) else None
             step = step or await _one(client, stream, back, plan_only)
         except JsApiError as exc:
             step = GroupStep(stream, FAILED, str(exc))

@@ -129,6 +129,19 @@ async def _audit_reads(url: str, want: str, count: int) -> list[str]:
         await nc.close()
 
 
+async def _set_sources(url: str, stream: str, sources: list[dict[str, Any]]) -> None:
+    nc = await nats.connect(url, connect_timeout=5)
+    try:
+        info = json.loads((await nc.request(f"$JS.API.STREAM.INFO.{stream}", b"", timeout=20)).data)
+        cfg = {**info["config"], "sources": sources}
+        resp = json.loads(
+            (await nc.request(f"$JS.API.STREAM.UPDATE.{stream}", json.dumps(cfg).encode(), timeout=20)).data
+        )
+        assert "error" not in resp, resp
+    finally:
+        await nc.close()
+
+
 async def _subjects(url: str) -> dict[str, list[str]]:
     nc = await nats.connect(url, connect_timeout=5)
     try:
@@ -184,13 +197,21 @@ def test_group_failover_and_failback(tmp_path: Path) -> None:
         assert "its source PAY failed over to PAY_W" in out, out
         assert "AUDIT" not in out.split("held")[0] or "update" not in out.split("AUDIT")[1][:80], out
 
+        # a run that stopped before re-pointing AUDIT: the group's re-run re-points it
+        asyncio.run(_set_sources(url, "AUDIT", [{"name": "PAY"}]))
+        rc, out = _cli(failover_main, url, *group, "--yes")
+        assert rc == 0 and "PAY: already: sources re-pointed to PAY_W: AUDIT" in out, out
+        asyncio.run(_publish(url, "pay.again", 2))
+        got = asyncio.run(_audit_reads(url, "PAY_W", 10))
+        assert got[8:] == ["pay.again.0", "pay.again.1"], got
+
         rc, out = _cli(failback_main, url, *group, "--yes")
         assert rc == 0, out
         assert "LEDGER: switched" in out and "PAY: switched" in out, out
         live = asyncio.run(_subjects(url))
         assert live["PAY"] == ["pay.>"] and live["LEDGER"] == ["ledger.>"], live
         asyncio.run(_publish(url, "pay.back", 2))
-        got = asyncio.run(_audit_reads(url, "PAY", 10))
-        assert got[8:] == ["pay.back.0", "pay.back.1"], got
+        got = asyncio.run(_audit_reads(url, "PAY", 12))
+        assert got[10:] == ["pay.back.0", "pay.back.1"], got
         rc, out = _cli(failback_main, url, *group, "--plan")
         assert rc == 0 and "PAY: already" in out, out
