@@ -47,3 +47,18 @@ def test_selector_is_one_equality(bad: str) -> None:
     with pytest.raises(ValueError, match="--selector takes one KEY=VALUE"):
         parse_selector(bad)
     assert parse_selector("dr-group=payments") == ("dr-group", "payments")
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        ([], "give STREAM or --selector KEY=VALUE"),
+        (["ORDERS", "--selector", "dr=pay"], "give STREAM or --selector KEY=VALUE"),
+        (["--selector", "dr=pay", "--to", "X"], "not with --to, --emergency or --check"),
+    ],
+)
+def test_selector_argument_errors(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from jsops.reconciler.cli.failover import main
+
+    assert main(["--no-config", *argv]) == 2
+    assert says in capsys.readouterr().err
