@@ -215,12 +215,6 @@ def _string_map(value: object) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
-def _labels(resource: Resource) -> dict[str, str]:
-    raw = resource.raw
-    meta = raw.get("metadata") if isinstance(raw, Mapping) else None
-    return _string_map(meta.get("labels")) if isinstance(meta, Mapping) else {}
-
-
 def activation(
     kind: str,
     resource: Resource,
@@ -269,7 +263,7 @@ def activation(
     if "metadata" in want:
         out["metadata"] = _string_map(getattr(eff, "metadata", None))
     if "labels" in want:
-        out["labels"] = _labels(resource)
+        out["labels"] = resource.labels
     if "annotations" in want:
         out["annotations"] = dict(resource.annotations)
     if "env" in want:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["fence_subject", "dr_active", "failed_over", "follow", "HELD_BY_FAILOVER"]
 
+# (and a stream that sources from a failed-over one: ``sources``, re-pointed to the active side)
 # a promoted mirror also takes the server's default duplicate window (a mirror has none)
 HELD_BY_FAILOVER = ("subjects", "mirror", "duplicate_window")
 
@@ -71,7 +72,26 @@ def failed_over(desired: Sequence[Desired], live: LiveState) -> dict[tuple[str, 
         if active is not None:
             why = f"failed over: {active} is the active side (io.jsops.dr.active); jsops failback returns it"
             out[(Kind.STREAM, None, d.name)] = dict.fromkeys(HELD_BY_FAILOVER, why)
+        repointed = _repointed(d.stream_config, cur.config, live)
+        if repointed:
+            origin, active = repointed
+            why = f"its source {origin} failed over to {active}, which it reads now; jsops failback returns it"
+            out.setdefault((Kind.STREAM, None, d.name), {})["sources"] = why
     return out
+
+
+def _repointed(desired: EffectiveStream, live_cfg: EffectiveStream, live: LiveState) -> tuple[str, str] | None:
+    """(declared origin, its active side) when a failover re-pointed a declared source to the active side
+    (jsops.reconciler.repoint): the origin is fenced and the live sources read its active side instead."""
+    reading = {s.name for s in live_cfg.sources if s.external is None}
+    for src in desired.sources:
+        origin = live.streams.get(src.name) if src.external is None else None
+        if origin is None or src.name in reading or origin.config.subjects != (fence_subject(src.name),):
+            continue
+        active = dr_active(origin.config.metadata).get("active")
+        if isinstance(active, str) and active in reading:
+            return src.name, active
+    return None
 
 
 def follow(desired: Sequence[Desired], live: LiveState) -> list[Desired]:

@@ -48,6 +48,7 @@ from .migration_leg import (
     stream_info,
     trim,
 )
+from .repoint import arepoint, other_mirrors, sourcing
 from .server_apis import PROMOTE_RELEASE, can_promote
 
 __all__ = [
@@ -93,6 +94,8 @@ class FailoverPlan:
     active_last_seq: int
     standby_last_seq: int
     consumers: tuple[ConsumerMove, ...]
+    sources: tuple[str, ...] = ()  # streams that source from the active one: re-pointed to the standby
+    mirrors: tuple[str, ...] = ()  # other mirrors of the active one: left (a mirror cannot change, 10055)
     resumed: bool = False  # the active stream is fenced already (an interrupted run)
     promoted: bool = False  # ... and the standby promoted: only the floors and the record are left
     refusal: str | None = None
@@ -109,6 +112,7 @@ class FailoverResult:
     compared: int
     placed: int
     window: float
+    repointed: tuple[str, ...] = ()  # streams whose sources read the fenced stream, now the promoted one
 
 
 def dr_record(info: dict[str, Any] | None) -> dict[str, Any]:
@@ -184,6 +188,8 @@ async def aplan_failover(
         int(active["state"].get("last_seq") or 0),
         int(standby["state"].get("last_seq") or 0),
         tuple(sorted(moves, key=lambda m: m.name)),
+        tuple(sourcing(infos, stream)),
+        tuple(other_mirrors(infos, stream, to)),
         resumed,
         promoted,
     )
@@ -238,7 +244,7 @@ async def arun_failover(client: JsClient, plan: FailoverPlan) -> FailoverResult:
     new = dr_record(await stream_info(client, plan.standby))
     done = json.dumps({**new, "active": plan.standby, "standby": plan.stream}, sort_keys=True, separators=(",", ":"))
     await steady(client, client.aupdate_stream, config_json(with_metadata(old.config, {DR_ACTIVE: done}), old.extra))
-    return FailoverResult(compared, leg.placed, window)
+    return FailoverResult(compared, leg.placed, window, await arepoint(client, plan.stream, plan.standby))
 
 
 async def _switch(client: JsClient, plan: FailoverPlan, leg: Leg, active: dict[str, Any]) -> tuple[int, float]:

@@ -7,6 +7,7 @@ import time
 from .emergency import CheckResult, EmergencyPlan, EmergencyResult
 from .failback import FailbackPlan, FailbackResult
 from .failover import FailoverPlan, FailoverResult
+from .failover_group import GroupStep
 
 __all__ = [
     "render_failover_plan",
@@ -16,6 +17,7 @@ __all__ = [
     "render_emergency_plan",
     "render_emergency_result",
     "render_check",
+    "render_group",
 ]
 
 
@@ -51,12 +53,21 @@ def render_failover_plan(plan: FailoverPlan) -> str:
         f"promote {t}: remove its mirror, subjects {_subjects(plan.subjects)}; the write pause ends",
         f"check each consumer's ack floor on {t}",
         f"record the active side on both streams: io.jsops.dr.active = {t}; {s} keeps its messages and the fence subject",
+        *(
+            f"re-point {n}'s source {s} to {t} (from {s}'s last sequence + 1, once it has taken every message of {s})"
+            for n in plan.sources
+        ),
     ]
     lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
     lines.append(
         f"  A failure before the promotion gives {s} its subjects back and deletes the consumers made on {t}, which stays a mirror."
     )
-    lines.append(f"  Not done: re-pointing other streams' sources and mirrors of {s}. Back later: jsops failback {s}.")
+    if plan.mirrors:
+        lines.append(
+            f"  Left reading the fenced {s}: mirrors {', '.join(plan.mirrors)} (a mirror cannot be re-pointed, 10055): "
+            f"make them again as mirrors of {t}."
+        )
+    lines.append(f"  Back later: jsops failback {s}.")
     return "\n".join([*lines, ""])
 
 
@@ -68,7 +79,9 @@ def render_failover_result(plan: FailoverPlan, result: FailoverResult) -> str:
 def _failover_line(stream: str, standby: str, result: FailoverResult) -> str:
     return (
         f"Failed over {stream} to {standby}: {result.compared} messages compared (SHA-256), "
-        f"{result.placed} consumers at their positions, write pause {result.window * 1000:.1f} ms.\n"
+        f"{result.placed} consumers at their positions, write pause {result.window * 1000:.1f} ms"
+        + (f"; sources re-pointed: {', '.join(result.repointed)}" if result.repointed else "")
+        + ".\n"
     )
 
 
@@ -191,3 +204,29 @@ def render_emergency_result(plan: EmergencyPlan, result: EmergencyResult) -> str
         f"Promoted {plan.standby} in place of {plan.stream} at sequence {result.last_seq} in {result.seconds:.1f} s; "
         f"stated loss: {stated}.\n"
     )
+
+
+def render_group(selector: str, steps: tuple[GroupStep, ...], *, back: bool, plan_only: bool) -> str:
+    """The summary of a group's failover (failback): each stream's outcome, then what a re-run does."""
+    verb = "failback" if back else "failover"
+    lines = [f"\n{verb} of the streams labelled {selector} ({len(steps)}):"]
+    for s in steps:
+        if plan_only and isinstance(s.plan, FailoverPlan):
+            lines.append(render_failover_plan(s.plan).rstrip("\n"))
+        elif plan_only and isinstance(s.plan, FailbackPlan):
+            lines.append(render_failback_plan(s.plan).rstrip("\n"))
+    if plan_only:
+        lines.append("")
+    for s in steps:
+        what = "planned" if plan_only and s.outcome == "switched" else s.outcome
+        lines.append(f"  {s.stream}: {what}" + (f": {s.detail}" if s.detail else ""))
+    if not steps:
+        lines.append("  no stream declared active carries that label: nothing to do")
+    failed = [s.stream for s in steps if s.outcome == "failed"]
+    if failed and not plan_only:
+        done = [s.stream for s in steps if s.outcome in ("switched", "already")]
+        lines.append(
+            f"stopped at {failed[0]}: switched {', '.join(done) or 'none'}; "
+            f"run jsops {verb} --selector {selector} again to finish the rest"
+        )
+    return "\n".join(lines) + "\n"

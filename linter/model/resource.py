@@ -10,7 +10,7 @@ reports only ever see resources. ``Resource`` is generic in its config: :data:`S
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeGuard
 
@@ -72,6 +72,13 @@ class Declaration:
     @property
     def ref(self) -> ObjectRef:
         return ObjectRef(self.kind, self.name, self.stream)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The manifest's ``metadata.labels`` (checked string to string by the loaders; {} without)."""
+        meta = self.raw.get("metadata") if isinstance(self.raw, Mapping) else None
+        labels = meta.get("labels") if isinstance(meta, Mapping) else None
+        return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {}
 
     @property
     def key(self) -> ResourceKey:

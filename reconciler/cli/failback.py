@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from jsops.linter.cli.kit import Exit, Parser, add_config, config_from_args
 from jsops.linter.exitcodes import ExitCode
 
+from .failover_group import add_group_arguments, run_group_command
 from .guard import guard
 
 __all__ = ["main"]
@@ -20,6 +21,7 @@ EPILOG = """\
 examples:
   jsops failback ORDERS --plan        # every step, nothing changed
   jsops failback ORDERS --yes         # ORDERS (failed over to its standby) becomes the active side again
+  jsops failback --selector dr-group=payments -f streams/ --yes   # every stream labelled so
 
 exit codes: 0 done (planned with --plan), 1 error or refused, 2 argument errors
 """
@@ -40,13 +42,20 @@ def _failback(argv: list[str]) -> int:
     )
     add_target_arguments(p)
     add_config(p, "jsops config (contexts, target); default: found from . upward")
-    p.add_argument("stream", metavar="STREAM", help="the stream to make active again (the old side of a failover)")
+    p.add_argument(
+        "stream", metavar="STREAM", nargs="?", help="the stream to make active again (the old side of a failover)"
+    )
+    add_group_arguments(p)
     p.add_argument("--plan", action="store_true", help="print every step and change nothing")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     args = p.parse_args(argv)
+    if (args.stream is None) == (args.selector is None):
+        p.error("give STREAM or --selector KEY=VALUE (one of them)")
     config = config_from_args(args)
     target = target_from_args(args, config)
     say_target(target)
+    if args.selector:
+        return run_group_command(args, target, config, back=True)
     with JsClient(target) as client:
         plan = client.run(aplan_failback(client, args.stream))
         sys.stdout.write(render_failback_plan(plan))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from jsops.linter.cli.kit import Exit, Parser, add_config, config_from_args
 from jsops.linter.exitcodes import ExitCode
 
+from .failover_group import add_group_arguments, run_group_command
 from .guard import guard
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ examples:
   jsops failover ORDERS --plan        # every step, nothing changed
   jsops failover ORDERS --yes         # switch ORDERS over to the stream that mirrors it in another cluster
   jsops failover ORDERS --to ORDERS_WEST --yes
+  jsops failover --selector dr-group=payments -f streams/ --plan   # every stream labelled so, origins first
   jsops failover ORDERS --check                               # every minute: what an emergency counts from
   jsops failover ORDERS --emergency --plan                    # ORDERS's cluster is down: what can be lost
   jsops failover ORDERS --emergency --allow-data-loss --yes   # promote the standby anyway
@@ -47,7 +49,8 @@ def _failover(argv: list[str]) -> int:
     )
     add_target_arguments(p)
     add_config(p, "jsops config (contexts, target); default: found from . upward")
-    p.add_argument("stream", metavar="STREAM", help="the active stream")
+    p.add_argument("stream", metavar="STREAM", nargs="?", help="the active stream (or --selector)")
+    add_group_arguments(p)
     p.add_argument(
         "--to", metavar="STANDBY", help="the standby stream (default: the one stream that mirrors STREAM whole)"
     )
@@ -73,13 +76,12 @@ def _failover(argv: list[str]) -> int:
         help="with --emergency: STREAM's subjects, when the standby does not record them (repeatable)",
     )
     args = p.parse_args(argv)
-    if (args.allow_data_loss or args.subjects) and not args.emergency:
-        p.error("--allow-data-loss and --subjects go with --emergency (a planned failover loses nothing)")
-    if args.check and (args.emergency or args.plan):
-        p.error("--check records and does nothing else: not with --emergency or --plan")
+    _check_arguments(p, args)
     config = config_from_args(args)
     target = target_from_args(args, config)
     say_target(target)
+    if args.selector:
+        return run_group_command(args, target, config, back=False)
     if args.emergency:
         return _emergency(args, target)
     if args.check:
@@ -97,6 +99,17 @@ def _failover(argv: list[str]) -> int:
         result = client.run(arun_failover(client, plan))
     sys.stdout.write(render_failover_result(plan, result))
     return ExitCode.OK
+
+
+def _check_arguments(p: Parser, args: argparse.Namespace) -> None:
+    if (args.stream is None) == (args.selector is None):
+        p.error("give STREAM or --selector KEY=VALUE (one of them)")
+    if args.selector and (args.to or args.emergency or args.check):
+        p.error("--selector switches each stream to its one standby: not with --to, --emergency or --check")
+    if (args.allow_data_loss or args.subjects) and not args.emergency:
+        p.error("--allow-data-loss and --subjects go with --emergency (a planned failover loses nothing)")
+    if args.check and (args.emergency or args.plan):
+        p.error("--check records and does nothing else: not with --emergency or --plan")
 
 
 def _confirm(args: argparse.Namespace, question: str) -> bool:

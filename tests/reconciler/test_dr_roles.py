@@ -69,3 +69,17 @@ def test_nothing_is_held_before_a_failover_or_after_a_failback() -> None:
     assert failed_over(DESIRED, live) == {}
     live.streams["ORDERS"] = live_stream({"name": "ORDERS", "subjects": ["orders.>"], "metadata": OWN})
     assert failed_over(DESIRED, live) == {}
+
+
+def test_a_source_re_pointed_to_the_active_side_is_held() -> None:
+    live = _failed_over()
+    audit = desired_of("Stream", "AUDIT", None, {"name": "AUDIT", "sources": [{"name": "ORDERS"}]})
+    live.streams["AUDIT"] = live_stream(
+        {"name": "AUDIT", "sources": [{"name": "ORDERS_WEST", "opt_start_seq": 11}], "metadata": OWN}
+    )
+    fields = failed_over([*DESIRED, audit], live)
+    assert fields[("Stream", None, "AUDIT")] == {
+        "sources": "its source ORDERS failed over to ORDERS_WEST, which it reads now; jsops failback returns it"
+    }
+    live.streams["AUDIT"] = live_stream({"name": "AUDIT", "sources": [{"name": "ORDERS"}], "metadata": OWN})
+    assert ("Stream", None, "AUDIT") not in failed_over([*DESIRED, audit], live)  # not re-pointed: not held

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from jsops.reconciler.failover import ConsumerMove, FailoverPlan, FailoverResult, fence_subject
-from jsops.reconciler.render_failover import render_failover_plan, render_failover_result
+from jsops.reconciler.failover_group import GroupStep
+from jsops.reconciler.render_failover import render_failover_plan, render_failover_result, render_group
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -37,6 +38,10 @@ def _golden(name: str, text: str) -> None:
     [
         ("failover_plan.txt", PLAN),
         ("failover_plan_resumed.txt", FailoverPlan(**{**PLAN.__dict__, "resumed": True, "consumers": ()})),
+        (
+            "failover_plan_repoint.txt",
+            FailoverPlan(**{**PLAN.__dict__, "sources": ("AUDIT", "REPORTS"), "mirrors": ("ORDERS_COPY",)}),
+        ),
         (
             "failover_plan_refused.txt",
             FailoverPlan(**{**PLAN.__dict__, "refusal": "nats-server 2.11.11 cannot promote a mirror in place"}),
@@ -74,3 +79,19 @@ def test_help_and_argument_errors(capsys: pytest.CaptureFixture[str], monkeypatc
     _golden("failover_help.txt", capsys.readouterr().out)
     assert main([]) == 2  # STREAM is required: the usage, exit 2
     assert "jsops failover" in capsys.readouterr().err
+
+
+def test_group_summary_says_what_switched_and_what_did_not() -> None:
+    steps = (
+        GroupStep("ORDERS", "already"),
+        GroupStep("LEDGER", "switched", "LEDGER -> LEDGER_W"),
+        GroupStep("PAY", "failed", "PAY_W is not a mirror of the whole of PAY in this account and domain"),
+        GroupStep("REFUNDS", "not started"),
+    )
+    _golden("failover_group.txt", render_group("dr=pay", steps, back=False, plan_only=False))
+    _golden(
+        "failover_group_plan.txt",
+        render_group(
+            "dr=pay", (GroupStep("ORDERS", "switched", "ORDERS -> ORDERS_WEST", PLAN),), back=False, plan_only=True
+        ),
+    )
