@@ -33,8 +33,9 @@ from .limits import account_limits, monitor_json, server_limits
 
 if TYPE_CHECKING:  # nats-py's connection, for its type only
     from .client import Connection
+    from .plan.predict import ServerStorage
 
-__all__ = ["target_facts", "discover", "read_limits"]
+__all__ = ["target_facts", "discover", "read_limits", "read_plan_limits"]
 
 _Limits = TypeVar("_Limits", bound=Record)
 
@@ -242,3 +243,17 @@ def read_limits(
     if facts.clustered is False:
         update.update(cluster_size=None, cluster_name=None)
     return base.model_copy(update=update)
+
+
+def read_plan_limits(
+    client: JsClient, target: Target, declared: LintTarget | None = None
+) -> tuple[LintTarget, ServerStorage | None]:
+    """What a plan of ``target`` is judged against (``jsops plan`` and the controller read it here, the same
+    way): the limits of :func:`read_limits` and, when the target names a monitor URL and the server is
+    standalone, its own JetStream storage from the same ``/varz`` answer (a create that cannot fit is
+    refused with 10047/10028; a clustered server places a stream on other peers: JS317 judges that)."""
+    from .plan.predict import server_storage
+
+    varz = monitor_json(target, "varz") if target.monitor else None
+    limits = read_limits(client, target, declared, varz)
+    return limits, server_storage(varz) if varz is not None and limits.clustered is False else None

@@ -420,18 +420,16 @@ def _plan_route(
     Fields marked ``jsops.io/ignore-drift`` and those the controller quarantined keep their live
     values (``held`` receives those the manifests set otherwise: jsops.reconciler.drift.held)."""
     from ..dataloss import measure_limit_loss
-    from ..discover import read_limits
+    from ..discover import read_plan_limits
     from ..dr_roles import failed_over, follow
     from ..drift import hold, ignored_in_estate, merged, quarantined_fields
     from ..drift.switch import with_record
     from ..interestloss import measure_filter_loss
-    from ..limits import monitor_json
-    from ..plan import build_plan, desired_from_estate, server_storage
+    from ..plan import build_plan, desired_from_estate
     from ..plan.closure import close
     from ..preflight import preflight
 
-    varz = monitor_json(route.target, "varz") if route.target.monitor else None
-    limits = read_limits(client, route.target, config.target, varz)
+    limits, storage = read_plan_limits(client, route.target, config.target)  # and a standalone server's own storage
     declared = desired_from_estate(estate, contexts=route.contexts, target=limits)
     declared = with_record(declared, config.drift.record, route.contexts, limits)  # drift.record (docs/drift.md)
     declared = follow(declared, live)
@@ -446,8 +444,6 @@ def _plan_route(
     opt = replace(plan_options(args, route.contexts, estate, config), server_version=limits.server_version)
     plan = build_plan(desired, live, opt, target=route.target.display())
     _live_gate(args, estate, config, limits, route, plan)
-    # a standalone server's own storage (/varz) too: a clustered one places the stream on other peers (JS317)
-    storage = server_storage(varz) if varz is not None and limits.clustered is False else None
     plan = close(preflight(client, plan, live, storage), live)  # the server's refusals, predicted, and what they keep
     return replace(plan, context=route.name, contexts=tuple(route.contexts))
 

@@ -19,7 +19,7 @@ from jsops.linter import Config, Kind
 from ..apply import ApplyReport, execute_plan
 from ..client import JsClient, Target
 from ..dataloss import measure_limit_loss
-from ..discover import read_limits
+from ..discover import read_plan_limits
 from ..dr_roles import failed_over, follow
 from ..drift import hold, ignored_in_estate, merged
 from ..drift.switch import with_record
@@ -37,6 +37,7 @@ from .tugs import Tugs
 
 if TYPE_CHECKING:
     from ..drift import Heard
+    from ..plan import ServerStorage
     from .host import Controller
     from .lease import Lease
     from .source import Revision
@@ -112,12 +113,12 @@ class TargetRun:
     def reconcile(self, ctl: Controller, rev: Revision) -> dict[str, Any]:
         """Read, plan and apply on this target (errors propagate to the caller, which counts them)."""
         client = self.connect(ctl.log)
-        live, desired, wanted, policy, base = read_for_plan(
+        live, desired, wanted, policy, base, storage = read_for_plan(
             client, self.target, rev, self.contexts, ctl.options.paths, ctl.options.config
         )
 
         def planned(desired: list[Any]) -> Plan:
-            return plan_for(client, self.target, desired, live, base, policy)
+            return plan_for(client, self.target, desired, live, base, policy, storage)
 
         def log(event: str, **fields: object) -> None:
             ctl.log(event, context=self.name, **fields)
@@ -264,12 +265,13 @@ class TargetRun:
 
 def read_for_plan(
     client: JsClient, target: Target, rev: Revision, contexts: list[str], paths: list[str], config: Config | None
-) -> tuple[LiveState, list[Desired], list[Desired], Policy, PlanOptions]:
+) -> tuple[LiveState, list[Desired], list[Desired], Policy, PlanOptions, ServerStorage | None]:
     """Read the target for a plan of ``rev``'s objects of ``contexts`` (read requests only): the live state,
     the desired objects, those with the fields an application owns (``jsops.io/ignore-drift``) kept at their
-    live values, what the annotations allow, and the plan's options."""
+    live values, what the annotations allow, the plan's options and, with a monitor URL, a standalone
+    server's own JetStream storage (read as ``jsops plan --monitor`` reads it)."""
     live = read_live(client)
-    limits = read_limits(client, target, getattr(config, "target", None))
+    limits, storage = read_plan_limits(client, target, getattr(config, "target", None))
     record = config.drift.record if config is not None else None  # drift.record: the record of API changes
     declared = with_record(rev.desired(contexts, limits), record, contexts, limits)
     desired, policy = policy_from_estate(rev.estate, declared, contexts)
@@ -282,17 +284,24 @@ def read_for_plan(
     base = replace(
         plan_options(rev, contexts, paths, getattr(config, "estate", None)), server_version=limits.server_version
     )
-    return live, desired, wanted, policy, base
+    return live, desired, wanted, policy, base, storage
 
 
 def plan_for(
-    client: JsClient, target: Target, desired: list[Desired], live: LiveState, base: PlanOptions, policy: Policy
+    client: JsClient,
+    target: Target,
+    desired: list[Desired],
+    live: LiveState,
+    base: PlanOptions,
+    policy: Policy,
+    storage: ServerStorage | None = None,
 ) -> Plan:
     """The round's one plan of ``desired``: authorized by the annotations, closed over what a block keeps,
-    and checked against the live estate for the server's refusals (as jsops apply predicts them)."""
+    and checked against the live estate (and ``storage``, a standalone server's own) for the server's
+    refusals (as jsops apply predicts them)."""
     draft = plan_changes(desired, live, base, target=target.display())
     plan = close(decide(draft, authorize(draft, policy.grants(), live)), live)
-    return preflight(client, plan, live)
+    return preflight(client, plan, live, storage)
 
 
 def read_and_plan(
@@ -300,8 +309,8 @@ def read_and_plan(
 ) -> tuple[Plan, LiveState, list[Desired], PlanOptions]:
     """Read the target and plan ``rev``'s objects of ``contexts`` as a round does (read requests
     only): the plan, the live state, the desired objects and the plan's options."""
-    live, desired, wanted, policy, base = read_for_plan(client, target, rev, contexts, paths, config)
-    return plan_for(client, target, wanted, live, base, policy), live, desired, base
+    live, desired, wanted, policy, base, storage = read_for_plan(client, target, rev, contexts, paths, config)
+    return plan_for(client, target, wanted, live, base, policy, storage), live, desired, base
 
 
 def plan_options(rev: Revision, contexts: list[str], paths: list[str], estate: str | None) -> PlanOptions:

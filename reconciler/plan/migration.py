@@ -45,11 +45,12 @@ from ..dataloss import limit_losses, loss_total
 from ..diff import Change, diff_configs
 from ..live import MIGRATION, LiveState, LiveStream, owned
 from ..permissions import Blocker, Need, Permission, Refusal
+from ..render_migration import consumer_lines
 from ..vocabulary import ActionKind, ChangeClass
 from .desired import Desired
 from .migration_checks import copy_refusal, reset_consumers
 from .migration_server import server_refusal, withheld
-from .migration_spec import MigrationSpec
+from .migration_spec import ConsumerMove, MigrationSpec
 from .model import Choice, Intent, PlanOptions
 
 __all__ = [
@@ -172,12 +173,33 @@ def _bytes(n: int) -> str:
     return f"{text} bytes" if text.isdigit() else text
 
 
+def _moves(spec: MigrationSpec, src: LiveStream | None, live: LiveState) -> list[ConsumerMove]:
+    """Each consumer's part in the migration: those declared on the new stream and those of the old one
+    that are not (deleted with it), where they are now (``src``: None when the migration is under way)."""
+    old = spec.source
+    mine = {c.name: c for (s, _), c in live.consumers.items() if s == old}
+    work_queue = src is not None and src.config.retention == "workqueue"
+    out = []
+    for name in sorted(set(spec.consumers) | set(mine)):
+        cur = mine.get(name)
+        if name not in spec.consumers:
+            fate = "deleted"
+        elif name in spec.reset:
+            fate = "reset"
+        elif cur is None and src is not None:
+            fate = "new"
+        else:
+            fate = "first" if work_queue else "position"
+        unknown = tuple(cur.extra.paths()) if cur is not None and fate != "deleted" else ()
+        floor = cur.ack_floor if cur is not None else None
+        out.append(ConsumerMove(name, fate, floor, cur.pending if cur is not None else 0, unknown))
+    return out
+
+
 def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config: EffectiveStream) -> str:
-    """The plan's account of a migration: steps, data moved, window, acks and publishers."""
+    """The plan's account of a migration: steps, data moved, window, each consumer's story, acks and publishers."""
     old, new = spec.source, spec.target
     size = f"{_plural(spec.messages)}, {_bytes(spec.bytes)}"
-    names = ", ".join(sorted(spec.consumers)) or "none"
-    dropped = sorted(c.name for (s, _), c in live.consumers.items() if s == old and c.name not in spec.consumers)
     window = (
         "tens of milliseconds (2 stream updates, the last messages copied and compared, consumers moved along; measured "
         "under steady publishing on 2.15.1: median 18 ms standalone, 37 ms on a 3-node cluster, up to 200 ms on a busy host): "
@@ -186,32 +208,19 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config:
         "move may time out instead; a core-NATS publish without reply is dropped)"
     )
     retention = src.config.retention if src is not None else "limits"
-    where = (
-        "at the first message (a work queue holds only what is not acknowledged; the server allows no other start)"
-        if retention == "workqueue"
-        else "at their positions (after the ack floor; pending kept: sequences are the same)"
-    )
-    acks = (
-        f"consumers [{names}] are created on {new} {where} before it takes the subjects, so no publish is acknowledged "
-        "while no consumer holds it; messages delivered but not acked, and acks sent to the old consumers after the "
-        "cut-over, are delivered again"
-    )
-    if spec.reset:
-        acks += f"; {', '.join(spec.reset)} start{'s' if len(spec.reset) == 1 else ''} at the manifest's start (--reset-position)"
-    if retention == "interest":
-        acks += "; the copy keeps every message with limits retention until it is promoted to interest"
+    moves = _moves(spec, src, live)
+    stories = consumer_lines(old, new, spec.via, moves, retention == "interest")
     cost = f"every message is compared by SHA-256 (subject, headers, data): 2 MSG.GET requests per sequence ({2 * spec.messages}+)"
-    gone = f"{old} is deleted" + (
-        f", with its consumers not declared on {new}: {', '.join(dropped)}" if dropped else ""
-    )
     if spec.via is None:
         lines = [
             f"migration without loss (mirror, sequence numbers kept; {size} from {old}):",
             f"1. create {new} as a mirror of {old} and wait until it has caught up; {cost}",
             f"2. cut-over: {old}'s subjects are moved away, {new} takes the last messages, drops what {old} no longer holds, "
             f"gets its consumers (3.) and is promoted with its subjects; window: {window}",
-            f"3. {acks}",
-            f"4. {gone}",
+            f"3. the consumers are created on {new} before it takes the subjects, each as below",
+            f"4. {old} is deleted"
+            + (" with the consumers not declared on the new stream" if any(m.fate == "deleted" for m in moves) else ""),
+            *stories,
         ]
     else:
         tmp = spec.via
@@ -220,8 +229,7 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config:
             f"1. {old} => {tmp}: mirror, compare, consumers, cut-over, delete {old}; {cost}",
             f"2. {tmp} => {old} with the new config: the same steps, then {tmp} is deleted",
             f"each cut-over window: {window}",
-            acks,
-            "during step 2 the consumers are on " + tmp + " until " + old + " is back",
+            *stories,
         ]
     later = {r.field: r for c in (spec.via_config, config) if c is not None for r in withheld(c)}
     if later:
@@ -230,23 +238,13 @@ def _steps(spec: MigrationSpec, src: LiveStream | None, live: LiveState, config:
         lines.append(
             f"a mirror cannot have {said}: each copy is created without {them} and gets {them} when it is promoted"
         )
-    if src is not None and (carried := _unknown_paths(src, live, set(spec.consumers))):
+    if src is not None and (carried := src.extra.paths()):
         lines.append(
             f"fields of {old} this jsops does not know (a newer nats-server's) are carried as the server has them: {', '.join(carried)}"
         )
     if src is None:
         lines.insert(1, "resumes the migration recorded on the server")
     return "\n".join(lines)
-
-
-def _unknown_paths(src: LiveStream, live: LiveState, moved: set[str]) -> list[str]:
-    """Where ``src`` and its consumers that move (``moved``) hold fields the catalog does not know (the
-    migration carries them)."""
-    out = src.extra.paths()
-    for (stream, name), c in sorted(live.consumers.items()):
-        if stream == src.name and name in moved:
-            out += [f"{p} of consumer {name}" for p in c.extra.paths()]
-    return out
 
 
 def migration_action(

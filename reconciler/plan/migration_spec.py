@@ -12,7 +12,23 @@ from jsops.linter import EffectiveConsumer, EffectiveStream
 
 from ..configs import config_json
 
-__all__ = ["MigrationSpec"]
+__all__ = ["ConsumerMove", "MigrationSpec"]
+
+
+@dataclass(frozen=True)
+class ConsumerMove:
+    """What one consumer's migration does, as the plan tells it (text only: not in a plan's JSON).
+    ``fate``: ``position`` (created on the new stream at its position), ``first`` (a work queue: at the first
+    message, its position), ``reset`` (where its manifest says: --reset-position), ``new`` (declared on the new
+    stream, not on the old: where its manifest says), ``deleted`` (on the old stream, not declared on the new);
+    ``ack_floor``/``pending``: where it is now (None: it is not on the old stream); ``unknown``: fields of
+    its config this jsops does not know, carried as the server has them."""
+
+    name: str
+    fate: str
+    ack_floor: int | None = None
+    pending: int = 0
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

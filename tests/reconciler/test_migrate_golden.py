@@ -101,3 +101,48 @@ def test_golden_migrations_per_retention_and_downstream_shape() -> None:
     for name in ("INTDROP", "TOWQ", "READ", "FULL"):
         assert "migration without loss" not in (acts[name].consequence or "")
         assert not any("migrated instead" in (c.consequence or "") for c in acts[name].changes)
+
+
+def test_golden_one_story_per_consumer() -> None:
+    """Issue 35 item 12: the plan tells each consumer's migration on one line, where it is now and what
+    happens to it (moved at its position, reset by --reset-position, new, deleted with the old stream),
+    instead of a list of names and the deleted ones on another step's line."""
+    live = LiveState(read_at=10_000.0)
+    live.streams["ORDERS"] = live_stream(
+        {**_stream("ORDERS", "limits"), "metadata": OWN}, messages=100, bytes=4000, first_seq=1, last_seq=100
+    )
+    for name, floor, pending in (("ship", 40, 60), ("audit", 10, 90), ("legacy", 5, 95), ("idle", 0, 100)):
+        live.consumers[("ORDERS", name)] = live_consumer(
+            "ORDERS",
+            {"durable_name": name, "ack_policy": "explicit", "metadata": OWN},
+            ack_floor=floor,
+            pending=pending,
+        )
+    desired = [
+        desired_of("Stream", "ORDERS_V2", None, _stream("ORDERS_V2", "limits"), "m/s.yaml", renamed_from="ORDERS")
+    ]
+    for name, extra in (("ship", {}), ("audit", {"deliver_policy": "new"}), ("idle", {}), ("billing", {})):
+        spec = {"durable_name": name, "ack_policy": "explicit", **extra}
+        desired.append(desired_of("Consumer", name, "ORDERS_V2", spec, "m/s.yaml"))
+    plan = build_plan(
+        desired,
+        live,
+        PlanOptions(migrate=True, keep_position=False, server_version="2.15.1"),
+        target="nats://127.0.0.1:4222",
+    )
+    text = render_text(plan)
+    _golden("plan_migrate_consumers.txt", text)
+    said = [line.strip() for line in text.splitlines()]
+    for name in ("ship", "audit", "legacy", "idle", "billing"):  # each consumer on one line, which names it first
+        about = [line for line in said if f" {name} " in f" {line.replace('(', ' ')} "]
+        assert len(about) == 1 and about[0].startswith(f"# consumer {name} ("), (name, about)
+    assert "# consumer ship (on ORDERS after ack floor 40, 60 pending): re-created on ORDERS_V2 at its position" in text
+    assert (
+        "# consumer audit (on ORDERS after ack floor 10, 90 pending): re-created on ORDERS_V2 where its manifest says"
+        in text
+    )
+    assert (
+        "# consumer legacy (on ORDERS after ack floor 5, 95 pending): not declared on the new stream: deleted" in text
+    )
+    assert "# consumer idle (on ORDERS nothing acked, 100 pending): re-created on ORDERS_V2 at its position" in text
+    assert "# consumer billing (not on ORDERS): created on ORDERS_V2 where its manifest says" in text

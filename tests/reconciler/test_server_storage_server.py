@@ -3,17 +3,21 @@
 A stream create whose ``max_bytes`` x replicas does not fit the server's ``max_file_store`` (``max_mem_store``
 for a memory stream) beside what its streams reserve is refused by nats-server with 10047 (10028); the
 account's limits may well be unlimited. With ``--monitor`` the plan reads the server's storage from ``/varz``
-and blocks the create with the server's code before any request, on every supported release."""
+and blocks the create with the server's code before any request, on every supported release; the controller
+reads it the same way when its target names a monitor URL."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from natsserver import NatsServer, release_binary
 
 from jsops.linter.semantics.releases import SUPPORTED
+from jsops.reconciler.client import Target
+from jsops.reconciler.controller.loop import Controller, ControllerOptions
 
 from .helpers import Js, manifest, run
 
@@ -84,3 +88,36 @@ def test_plan_refuses_what_the_server_storage_cannot_hold(version: str, tmp_path
         # HALF_A now holds its reservation: a plan of the rest still blocks HALF_B
         rc, out, err = run("plan", str(tmp_path), "--server", server.url, "--monitor", monitor, "--format", "json")
         assert _blocked(json.loads(out)).get("HALF_B") == 10047, out
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def __call__(self, event: str, **fields: Any) -> None:
+        self.events.append({"event": event, **fields})
+
+
+def test_controller_refuses_what_the_server_storage_cannot_hold(tmp_path: Path) -> None:
+    """The controller reads the server's storage as ``jsops plan --monitor`` does when its target names a
+    monitor URL: the create that cannot fit is an error of the round with 10047 and nothing is sent for it;
+    the others are created."""
+    manifest(tmp_path / "m", "streams.yaml", ESTATE)
+    with NatsServer(monitor=True) as server:  # max_file_store 1GiB, max_mem_store 256MiB
+        log = _Sink()
+        target = Target(servers=(server.url,), monitor=f"http://127.0.0.1:{server.monitor_port}")
+        ctl = Controller(
+            ControllerOptions(paths=[str(tmp_path / "m")], listen=None, lease=False, interval=0.1), target, log=log
+        )  # type: ignore[arg-type]
+        js = Js(server.url)
+        try:
+            assert not ctl.round()  # refused creates: the round is not clean
+            errors = {e["message"].split(":")[0]: e["err_code"] for e in log.events if e["event"] == "error"}
+            assert errors == {"Stream BIG": 10047, "Stream HALF_B": 10047, "Stream RAM": 10028}, log.events
+            for name in ("BIG", "HALF_B", "RAM"):  # nothing sent for them
+                answer = js.request(f"$JS.API.STREAM.INFO.{name}", {})
+                assert (answer.get("error") or {}).get("err_code") == 10059, (name, answer)
+            assert js.stream("HALF_A")
+        finally:
+            js.close()
+            ctl.close()

@@ -368,7 +368,10 @@ def test_a_migration_carries_the_fields_this_jsops_does_not_know(
         rc, out, err = run("plan", str(d), "--server", server.url, "--migrate")
         assert rc == 2 and "ORDERS_JSOPS_MIGRATING" in out, out + err
         said = "fields of ORDERS this jsops does not know (a newer nats-server's) are carried as the server has them: "
-        assert said + "allow_atomic, description, republish.headers_only, description of consumer shipper" in out, out
+        assert said + "allow_atomic, description, republish.headers_only\n" in out, out
+        assert "consumer shipper (on ORDERS after ack floor " in out and (
+            "; the fields of it this jsops does not know are carried as the server has them: description\n" in out
+        ), out
         rc, out, err = run("apply", str(d), "--server", server.url, "--yes", "--migrate")
         assert rc == 0 and "migrated from ORDERS" in out, out + err
         _carried(server, js, d, before, pending)
@@ -457,7 +460,11 @@ def test_golden_a_migration_plan_says_which_unknown_fields_it_carries() -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text)
     assert text == path.read_text()
-    assert "future, placement.near, republish.later, someday of consumer c" in text and "consumer gone" not in text
+    assert "carried as the server has them: future, placement.near, republish.later\n" in text
+    assert "# consumer c (on LIM after ack floor 4, 6 pending): re-created " in text  # its own, on its line
+    assert "are carried as the server has them: someday\n" in text
+    gone = next(line for line in text.splitlines() if "consumer gone" in line)
+    assert "deleted with LIM" in gone and "someday" not in gone  # not carried: not moved
 
 
 def test_a_consumer_created_again_with_its_recreated_stream_keeps_its_unknown_fields() -> None:
