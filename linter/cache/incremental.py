@@ -34,11 +34,11 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from ..engine import LintResult
 from ..load import Estate, Limits
-from ..load.paths import readable_files
 from ..load.reading import read_if_regular
 from ..load.templates import is_template
+from ..load.walk import readable_files
+from ..result import LintResult
 from .packs import Marshalled, files_stamp
 from .parse_cache import build_digest, content_key
 from .results_cache import ResultsCache, finding_of, plain_finding

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
     from ..api import Rule
     from ..config import Config
-    from ..engine import LintResult
     from ..findings import Finding
     from ..load import Estate
     from ..model.profiles import Profiles
+    from ..result import LintResult
 
 __all__ = ["lint_command", "rule_docs_command"]
 
@@ -88,7 +88,7 @@ def _merged_envs(
     one that only some have names them."""
     from dataclasses import replace
 
-    from ..engine import LintResult
+    from ..result import LintResult
 
     seen: dict[tuple[str, int, int, str, str], list[str]] = {}
     first: dict[tuple[str, int, int, str, str], Finding] = {}
@@ -139,15 +139,15 @@ def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[Lin
 
 
 def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequence[type[Rule]]]:
+    cfg = config_from_args(args)
+    warm = _warm(args, cfg)
+    if warm is not None:
+        return warm, ()
     from ..cache import load_paths
     from ..config import select_rules
     from ..engine import discover_rules, lint_estate
     from ..load import discover
 
-    cfg = config_from_args(args)
-    warm = _warm(args, cfg)
-    if warm is not None:
-        return warm, ()
     rules = discover_rules(cfg, env=args.env)  # a policy that does not compile fails before any file is read
     select_rules(cfg, rules)  # so does a broken selector or option
     given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
