@@ -221,8 +221,9 @@ def test_rules_read_the_clock_only_through_the_context_and_declare_it() -> None:
 
 
 def test_a_warm_hit_imports_no_rule_and_a_change_still_misses(lint_cache: Path, tmp_path: Path) -> None:
-    """The whole-estate entry answers an unchanged run without importing a rule module; the output is
-    the cold run's byte for byte, and an edited file, config or target is a miss (the rules run)."""
+    """The whole-estate entry answers an unchanged run without importing a rule module (nor the engine,
+    nor the loader but its walk); the output is the cold run's byte for byte, and an edited file,
+    config or target is a miss (the rules run)."""
     import subprocess
 
     root = tmp_path / "estate"
@@ -240,7 +241,8 @@ def test_a_warm_hit_imports_no_rule_and_a_change_still_misses(lint_cache: Path, 
         "with contextlib.redirect_stdout(out):\n"
         f"    rc = main(['lint', {str(root)!r}, '--config', {str(config)!r}])\n"
         "rules = sorted(m for m in sys.modules if m.startswith('jsops.rules.') and not m.rsplit('.', 1)[1].startswith('_'))\n"
-        "print(json.dumps({'rc': rc, 'out': out.getvalue(), 'rules': len(rules)}))\n"
+        "engine = 'jsops.linter.engine' in sys.modules or 'jsops.linter.load.files' in sys.modules\n"
+        "print(json.dumps({'rc': rc, 'out': out.getvalue(), 'rules': len(rules), 'engine': engine}))\n"
     )
 
     def lint() -> dict[str, object]:
@@ -249,9 +251,9 @@ def test_a_warm_hit_imports_no_rule_and_a_change_still_misses(lint_cache: Path, 
         return result
 
     cold = lint()
-    assert cold["rules"] != 0 and cold["out"]
+    assert cold["rules"] != 0 and cold["engine"] and cold["out"]
     warm = lint()
-    assert warm == {**cold, "rules": 0}
+    assert warm == {**cold, "rules": 0, "engine": False}  # neither the rules, nor the engine, nor the loader
     (root / "c.yaml").write_text(
         "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: C, stream: ORDERS}\nspec: {ack_policy: explicit}\n"
     )
