@@ -145,29 +145,44 @@ def _look_up(
     rules: Sequence[type[Rule]] | None, config: Config, profiles_path: str | None, args: _RunArgs
 ) -> tuple[str, Estate, list[str], ResultsCache, LintResult | None] | None:
     """The walk, the salt and the estate entry of a run: (salt, what the walk passed over, the files,
-    the results cache, the stored result or None); None when the results cache is not usable."""
+    the results cache, the stored result or None); None when the results cache is not usable. The walk
+    :func:`warm_result` made for a miss is handed to the next look-up of the same paths (the lint with
+    the rules that follows it), never to a later one: the tree is walked and read once per run."""
     from ..model.cache_dir import cache_dir
 
     base = cache_dir()
+    handed = _HANDED.pop() if _HANDED else None
     if not base:
         return None
-    paths = args[0]
-    walked = Estate()
-    files, _ = readable_files(paths, args[3], walked)
-    if any(is_template(f) for f in files):
-        return None
+    where = (base, tuple(args[0]), tuple(args[3]))
+    if handed is not None and handed[0] == where:
+        _, walked, files, keys, cache = handed
+    else:
+        walked = Estate()
+        files, _ = readable_files(args[0], args[3], walked)
+        if any(is_template(f) for f in files):
+            return None
+        found = _content_keys(files)
+        if found is False:
+            return None  # a pipe or a device: read once, by the loader
+        keys = found
+        cache = ResultsCache(os.path.join(base, "results"), args[0])
     salt = run_salt(rules, config, profiles_path, args)
     if salt is None:
         return None
-    keys = _content_keys(files)
-    if keys is False:
-        return None  # a pipe or a device: read once, by the loader
-    cache = ResultsCache(os.path.join(base, "results"), paths)
     result = None
     if keys is not None:
         stored = cache.estate(_estate_key(salt, walked, files, keys))
         result = _result_of(stored) if stored is not None else None
+    if rules is None and result is None:
+        _HANDED.append((where, walked, files, keys, cache))
     return salt, walked, files, cache, result
+
+
+_HANDED: list[
+    tuple[tuple[str, tuple[str, ...], tuple[str, ...]], Estate, list[str], dict[str, str] | None, ResultsCache]
+] = []
+"""The walk of a :func:`warm_result` that missed, for the look-up right after it (:func:`_look_up`)."""
 
 
 def _content_keys(files: list[str]) -> dict[str, str] | None | Literal[False]:
