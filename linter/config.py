@@ -58,7 +58,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from .api import Rule, RuleOptions, rule_groups
 from .config_parts import Drift, PullRequests, SecretRef, kebab
 from .config_parts import no_inline_secret as _no_inline_secret
 from .config_parts import seconds as _seconds
@@ -70,6 +69,7 @@ from .model.target import Target
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
+    from .api import Rule, RuleOptions
     from .model.positions import PosEntry
 
 __all__ = [
@@ -475,6 +475,8 @@ def _hint(word: str, choices: Iterable[str]) -> str:
 def rule_matcher(rules: Sequence[type[Rule]]) -> Callable[[str], set[str]]:
     """A function mapping a selector (code, code prefix, name, group, or a load code or name) to
     the set of codes it selects (empty: it names nothing)."""
+    from .api import rule_groups  # the rules' API: reading a config does not import it
+
     by_code = {r.code.upper(): r.code for r in rules}
     by_name = {r.name: r.code for r in rules}
     groups: dict[str, set[str]] = {}

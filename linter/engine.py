@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, overload
 
 from .api import ConsumerConfig, Rule, RuleContext, StreamConfig, Violation, consumer_config
 from .findings import Finding, FixSuggestion, Severity
 from .halves import Unit, run_units
-from .load import Estate, Limits, Resource, load_paths
+from .load import Estate, Resource, load_paths
 from .load.api_json import stream_unknown
 from .load.files import SUPPRESSION_MARKER
 from .load.messages import finding as load_finding
 from .load.nack_crd import drop_shadowed
-from .load.reading import read_regular
+from .load.reading import read_manifest_bytes
 from .model.target import Target
+from .result import LintResult
 from .semantics.effective import StreamUnknown, streamless_consumer
 from .semantics.effective_types import EffectiveConsumer, EffectiveStream
 from .semantics.releases import format_version, parse_version, release_view, target_release
@@ -38,27 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["LintResult", "lint_paths", "lint_estate", "discover_rules", "read_manifest_bytes"]
 
 ENTRY_POINT_GROUP = "jsops.rules"
-
-
-@dataclass
-class LintResult:
-    findings: list[Finding] = field(default_factory=list)
-    files: int = 0
-    objects: int = 0
-    paths: list[str] = field(default_factory=list)  # the files reported on
-    skipped: int = 0  # documents of other kinds (Kubernetes Deployments, ConfigMaps, ...) passed over
-    # Files that are not JetStream configs (package.json, Helm charts, workflows, ...) passed over.
-    not_jetstream: int = 0
-    # The release the predicted err_codes are for when the target gives no server_version (the
-    # newest supported one); None when the target declares it.
-    assumed_release: str | None = None
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity is severity)
-
-    def worst(self) -> Severity | None:
-        ranks = [f.severity for f in self.findings]
-        return max(ranks, key=lambda s: s.rank) if ranks else None
 
 
 def discover_rules(config: Config | None = None, *, env: str | None = None) -> list[type[Rule]]:
@@ -172,18 +152,6 @@ def _load_finding_for(f: Finding, release: tuple[int, int, int]) -> Finding:
             message=f"{f.message}; nats-server {format_version(release)} drops it silently ({format_version(first)}+ refuses it: {f.server_error_code})",
         )
     return f
-
-
-def read_manifest_bytes(file: str) -> bytes | None:
-    """A manifest's bytes (for suppression comments and excerpts); None when it cannot be read or
-    is past the loader's size bound (the loader refused that file: nothing in it applies), without
-    reading the rest."""
-    bound = Limits.max_file_bytes
-    try:
-        data = read_regular(file, bound + 1)
-    except OSError:
-        return None
-    return data if len(data) <= bound else None
 
 
 def _by_kind(

@@ -6,12 +6,11 @@ its :class:`~jsops.linter.load.files.FileCache`); the engine as the ``memo`` :mo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
-from ..load import Estate
-from ..load import load_paths as _load_paths
-from ..load.paths import LoadOptions
-from .parse_cache import open_cache
+if TYPE_CHECKING:
+    from ..load import Estate
+    from ..load.paths import LoadOptions
 
 __all__ = ["load_paths"]
 
@@ -23,6 +22,9 @@ def load_paths(
     ``JSOPS_NO_CACHE`` is set); the pack is saved after the load. ``digests``: filled, when the parse
     cache is on, with the content key of every file read (the key of the bytes the loader parsed:
     :mod:`.results_cache` keys entries by it)."""
+    from ..load.paths import load_paths as _load_paths  # the loader: not imported by a warm lint's cache hit
+    from .parse_cache import open_cache
+
     paths = list(paths)
     store = open_cache(options.get("limits"), cache, paths)
     estate = _load_paths(paths, cache=store, **options)

@@ -34,12 +34,11 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from ..engine import LintResult, lint_estate
 from ..load import Estate, Limits
-from ..load.paths import readable_files
 from ..load.reading import read_if_regular
 from ..load.templates import is_template
-from . import load_paths
+from ..load.walk import readable_files
+from ..result import LintResult
 from .packs import Marshalled, files_stamp
 from .parse_cache import build_digest, content_key
 from .results_cache import ResultsCache, finding_of, plain_finding
@@ -49,9 +48,13 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..model.profiles import Profiles
 
-__all__ = ["lint_incremental"]
+__all__ = ["lint_incremental", "warm_result"]
 
-_FORMAT = "1"
+_FORMAT = "2"
+
+_RULES_GROUP = "jsops.rules"
+_BUILTIN_RULES = "jsops.rules:get_rules"
+"""The entry point of jsops's own rules (pyproject.toml); any other in the group is a plugin's."""
 
 _RunArgs = tuple[list[str], list[str] | None, str | None, list[str], list[tuple[str, ...]], str | None]
 """What a lint was asked beyond its config: paths, only files, env, excludes, consumer streams, NACK release."""
@@ -72,30 +75,17 @@ def lint_incremental(
 ) -> LintResult | None:
     """The lint of ``paths`` through the results cache, or None when there is none to use (the cache
     is off, a template is among the files, an input cannot be read): the caller lints as usual."""
-    from ..model.cache_dir import cache_dir
-
-    base = cache_dir()
-    if not base:
-        return None
     paths = list(paths)
     only = list(only_files) if only_files is not None else None
-    walked = Estate()
-    files, _ = readable_files(paths, exclude, walked)
-    if any(is_template(f) for f in files):
-        return None
     args: _RunArgs = (paths, only, env, list(exclude), [tuple(p) for p in consumer_streams], nack_version)
-    salt = run_salt(rules, config, profiles_path, args)
-    if salt is None:
+    looked = _look_up(rules, config, profiles_path, args)
+    if looked is None:
         return None
-    keys = _content_keys(files)
-    if keys is False:
-        return None  # a pipe or a device: read once, by the loader
-    cache = ResultsCache(os.path.join(base, "results"), paths)
-    if keys is not None:
-        stored = cache.estate(_estate_key(salt, walked, files, keys))
-        result = _result_of(stored) if stored is not None else None
-        if result is not None:
-            return result
+    salt, walked, files, cache, result = looked
+    if result is not None:
+        return result
+    from ..engine import lint_estate
+    from . import load_paths
     from .memo import ObjectMemo
 
     digests: dict[str, str] = {}
@@ -116,6 +106,83 @@ def lint_incremental(
             cache.put_estate(_estate_key(salt, walked, files, digests), _plain_result(result))
         cache.save()
     return result
+
+
+def warm_result(
+    paths: Sequence[str],
+    *,
+    config: Config,
+    profiles_path: str | None = None,
+    only_files: Iterable[str] | None = None,
+    env: str | None = None,
+    exclude: Sequence[str] = (),
+    consumer_streams: Sequence[tuple[str, str]] = (),
+    nack_version: str | None = None,
+) -> LintResult | None:
+    """The result the estate entry holds when every input of the run is unchanged, found without
+    loading the rules: None when there is none (then :func:`lint_incremental`, with the rules, does
+    the lint), or when a rule plugin is installed (its rules are part of the run's salt, found from
+    the rules themselves). Without plugins, the rules are the build's, which the salt covers
+    (:func:`_build_stamp`), and the config the salt covers was validated with them by the run that
+    stored the entry."""
+    if not _builtin_rules_only():
+        return None
+    paths = list(paths)
+    only = list(only_files) if only_files is not None else None
+    args: _RunArgs = (paths, only, env, list(exclude), [tuple(p) for p in consumer_streams], nack_version)
+    looked = _look_up(None, config, profiles_path, args)
+    return None if looked is None else looked[4]
+
+
+def _builtin_rules_only() -> bool:
+    """Whether the only rules registered are jsops's own (no plugin is installed)."""
+    from ..plugins import entry_points
+
+    return all(ep.value.strip() == _BUILTIN_RULES for ep in entry_points(_RULES_GROUP))
+
+
+def _look_up(
+    rules: Sequence[type[Rule]] | None, config: Config, profiles_path: str | None, args: _RunArgs
+) -> tuple[str, Estate, list[str], ResultsCache, LintResult | None] | None:
+    """The walk, the salt and the estate entry of a run: (salt, what the walk passed over, the files,
+    the results cache, the stored result or None); None when the results cache is not usable. The walk
+    :func:`warm_result` made for a miss is handed to the next look-up of the same paths (the lint with
+    the rules that follows it), never to a later one: the tree is walked and read once per run."""
+    from ..model.cache_dir import cache_dir
+
+    base = cache_dir()
+    handed = _HANDED.pop() if _HANDED else None
+    if not base:
+        return None
+    where = (base, tuple(args[0]), tuple(args[3]))
+    if handed is not None and handed[0] == where:
+        _, walked, files, keys, cache = handed
+    else:
+        walked = Estate()
+        files, _ = readable_files(args[0], args[3], walked)
+        if any(is_template(f) for f in files):
+            return None
+        found = _content_keys(files)
+        if found is False:
+            return None  # a pipe or a device: read once, by the loader
+        keys = found
+        cache = ResultsCache(os.path.join(base, "results"), args[0])
+    salt = run_salt(rules, config, profiles_path, args)
+    if salt is None:
+        return None
+    result = None
+    if keys is not None:
+        stored = cache.estate(_estate_key(salt, walked, files, keys))
+        result = _result_of(stored) if stored is not None else None
+    if rules is None and result is None:
+        _HANDED.append((where, walked, files, keys, cache))
+    return salt, walked, files, cache, result
+
+
+_HANDED: list[
+    tuple[tuple[str, tuple[str, ...], tuple[str, ...]], Estate, list[str], dict[str, str] | None, ResultsCache]
+] = []
+"""The walk of a :func:`warm_result` that missed, for the look-up right after it (:func:`_look_up`)."""
 
 
 def _content_keys(files: list[str]) -> dict[str, str] | None | Literal[False]:
@@ -178,7 +245,9 @@ def _result_of(stored: object) -> LintResult | None:
     return result
 
 
-def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | None, args: _RunArgs) -> str | None:
+def run_salt(
+    rules: Sequence[type[Rule]] | None, config: Config, profiles_path: str | None, args: _RunArgs
+) -> str | None:
     """A digest of every input of a lint but the manifests (see the module's docstring); None when
     one cannot be read."""
     from .._version import __version__
@@ -207,18 +276,23 @@ def run_salt(rules: Sequence[type[Rule]], config: Config, profiles_path: str | N
     return h.hexdigest()
 
 
-def _build_stamp(rules: Sequence[type[Rule]]) -> str | None:
+def _build_stamp(rules: Sequence[type[Rule]] | None) -> str | None:
     """:func:`~jsops.linter.cache.packs.files_stamp` of jsops's packages, of every rule plugin's
     top-level package (or module) and of the libraries whose messages reach findings (pydantic,
-    its core)."""
+    its core). ``rules`` None: jsops's own rules only (no plugin), whose files are all under jsops's
+    packages: the same stamp as theirs, found without importing them."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # jsops.linter
     roots = {here, os.path.join(os.path.dirname(here), "rules")}
+    top = getattr(sys.modules.get(__name__.split(".", 1)[0]), "__file__", None)
+    if top and os.path.basename(top) == "__init__.py":
+        roots.add(os.path.dirname(top))
     files: set[str] = set()
-    for r in rules:
+    for r in rules or ():
         own = getattr(sys.modules.get(r.__module__), "__file__", None)
         if own:
             files.add(own)
         top = getattr(sys.modules.get(r.__module__.split(".", 1)[0]), "__file__", None)
         if top and os.path.basename(top) == "__init__.py":
             roots.add(os.path.dirname(top))
-    return files_stamp(roots, files)
+    inside = tuple(os.path.join(root, "") for root in roots)
+    return files_stamp(roots, {f for f in files if not os.path.abspath(f).startswith(inside)})

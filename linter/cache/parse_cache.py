@@ -51,13 +51,14 @@ import marshal
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..load import Estate, files
 from ..load.parsed import Limits, Parsed, pack_parsed, unpack_parsed
-from . import loaded_cache
 from ._cache_shapes import valid_entry
 from .packs import PACK_SUFFIX, read_pack, write_pack
+
+if TYPE_CHECKING:
+    from ..load import Estate
 
 __all__ = ["MAX_BYTES", "ParseCache", "build_digest", "content_key", "open_cache"]
 
@@ -110,6 +111,8 @@ class ParseCache:
             self.digests[shown] = key
         parsed = self.get(key)
         if parsed is None:
+            from ..load import files
+
             parsed = files.read_text(data, shown, limits)
             if files.holds_manifest(parsed):  # the cache holds only manifests: a key or a token file is never kept
                 self.put(key, parsed)
@@ -120,6 +123,9 @@ class ParseCache:
         (:mod:`jsops.linter.cache.loaded_cache`; its parse decoded only when one of them asks for a
         position or its document), or parsed (from its parse entry when there is one), processed and
         their loaded entry kept."""
+        from ..load import files  # the loader and its entries: imported once a file is loaded
+        from . import loaded_cache
+
         content = self.key(data, shown.endswith(".json"))
         self.digests[shown] = content
         estate.files.append(shown)

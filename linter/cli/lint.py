@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
     from ..api import Rule
     from ..config import Config
-    from ..engine import LintResult
     from ..findings import Finding
     from ..load import Estate
     from ..model.profiles import Profiles
+    from ..result import LintResult
 
 __all__ = ["lint_command", "rule_docs_command"]
 
@@ -88,7 +88,7 @@ def _merged_envs(
     one that only some have names them."""
     from dataclasses import replace
 
-    from ..engine import LintResult
+    from ..result import LintResult
 
     seen: dict[tuple[str, int, int, str, str], list[str]] = {}
     first: dict[tuple[str, int, int, str, str], Finding] = {}
@@ -128,7 +128,7 @@ def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[Lin
     given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
     if not result.files and not result.findings and not result.skipped and not result.not_jetstream:
         print(f"jsops: warning: no manifests (*.yaml, *.yml, *.json, *.j2) in {', '.join(given)}", file=sys.stderr)
-    fmt = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fmt = _format(args)
     fail_on = Severity(args.fail_on or (cfg.fail_on.value if cfg.fail_on else "error"))
     sys.stdout.write(
         render_result(
@@ -139,12 +139,15 @@ def _report(args: argparse.Namespace, version: str, cfg: Config, done: tuple[Lin
 
 
 def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequence[type[Rule]]]:
+    cfg = config_from_args(args)
+    warm = _warm(args, cfg)
+    if warm is not None:
+        return warm, ()
     from ..cache import load_paths
     from ..config import select_rules
     from ..engine import discover_rules, lint_estate
     from ..load import discover
 
-    cfg = config_from_args(args)
     rules = discover_rules(cfg, env=args.env)  # a policy that does not compile fails before any file is read
     select_rules(cfg, rules)  # so does a broken selector or option
     given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
@@ -212,6 +215,40 @@ def _lint_once(args: argparse.Namespace, version: str) -> tuple[LintResult, Sequ
             _note(outcome.summary())
         return outcome.result, rules
     return lint(), rules
+
+
+def _warm(args: argparse.Namespace, cfg: Config) -> LintResult | None:
+    """The result of a run whose inputs are all unchanged, found before the rules are imported
+    (:func:`jsops.linter.cache.incremental.warm_result`); None when it has to be made. A report that
+    lists the rules (SARIF), a fix, a diff, profiles or a NACK release to check make it the usual way."""
+    if getattr(args, "no_cache", False) or args.fix or args.diff or _format(args) == "sarif":
+        return None
+    if args.profiles or cfg.profiles or getattr(args, "nack_version", None) or cfg.nack_version:
+        return None
+    from ..cache.incremental import warm_result
+
+    given = list(args.paths) or [cfg.resolve_path(p) for p in cfg.paths] or ["."]
+    exclude = [*cfg.exclude, *getattr(args, "exclude", ())]
+    streams = cfg.consumer_stream_globs()
+    if getattr(args, "stream", None):
+        streams.append(("*", args.stream))
+    only = None
+    if args.estate:
+        from ..load import discover
+
+        only = discover(given, exclude)
+    return warm_result(
+        [*_estate_dirs(args, cfg, list(args.paths)), *given] if args.estate else given,
+        config=cfg,
+        only_files=only,
+        env=args.env,
+        exclude=exclude,
+        consumer_streams=streams,
+    )
+
+
+def _format(args: argparse.Namespace) -> str:
+    return str(args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"))
 
 
 def _from_results_cache(

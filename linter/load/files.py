@@ -3,7 +3,6 @@ file's findings bounded and, for a file that is not a manifest, free of quoted t
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import replace
 from typing import Any, Protocol
@@ -21,6 +20,7 @@ from .native import NATIVE_API, load_native
 from .parsed import Parsed
 from .reading import NotRegularFile, read_regular
 from .recognise import HELM_CHART, JETSTREAM_KINDS, NOT_JETSTREAM, UNREADABLE, api_config, text_looks_jetstream
+from .walk import link_out_finding
 
 __all__ = [
     "SUPPRESSION_MARKER",
@@ -32,7 +32,6 @@ __all__ = [
     "read_text",
     "process",
     "finish_file",
-    "link_out_finding",
     "scrubbed",
 ]
 
@@ -55,29 +54,6 @@ def problem_finding(p: ReadProblem, file: str) -> Finding:
     # A JSON file is the API request body: a body that does not decode is refused with 10025 by every release.
     server = ErrCode.INVALID_JSON if p.code == "yaml-syntax" and file.endswith(".json") else None
     return finding(_PROBLEM_CODES.get(p.code, "manifest-syntax-error"), p.message, file, p.line, p.column, None, server)
-
-
-def link_out_finding(path: str, estate: Estate) -> None:
-    """JS014 for a link out of the tree: it names the link only; the target is never opened (a
-    directory link given as a PATH is never walked)."""
-    estate.opaque.add(path)
-    message = (
-        "symbolic link to a directory outside the tree; jsops does not follow links out of the repository (or the "
-        "directory holding the link) and did not walk it: give the directory itself"
-        if os.path.isdir(path)
-        else "symbolic link to a file outside the tree; jsops does not follow links out of the linted directory "
-        "(or the repository) and did not read it: replace the link with the manifest itself"
-    )
-    estate.findings.append(
-        finding(
-            "link-outside-tree",
-            message,
-            path,
-            1,
-            1,
-            excerpt=False,
-        )
-    )
 
 
 class FileCache(Protocol):

@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 from ..model.resource import Estate
 from .discovery import LoadError
 from .documents import Limits
-from .files import FileCache, finish_file, link_out_finding, load_file, process, read_file
+from .files import FileCache, finish_file, load_file, process, read_file
 from .parsed import pack_parsed, unpack_parsed
+from .walk import link_out_finding
 
 __all__ = ["PARALLEL_MIN_FILES", "can_fork", "fork_half", "load_parallel", "worth_forking"]
 

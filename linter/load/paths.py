@@ -10,51 +10,20 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..model.positions import MapPos, Pos, PosEntry, packed_body
 from ..model.resource import Estate
 from . import parallel
-from .discovery import MAX_DIR_DEPTH, NOT_UTF8_NAME, LoadError, discover_tree, link_out, printable_path
+from .discovery import LoadError, link_out
 from .documents import Limits, ReadProblem
 from .estate_checks import check_estate
-from .files import FileCache, finish_file, link_out_finding, load_file, process, read_text
+from .files import FileCache, finish_file, load_file, process, read_text
 from .messages import finding
-from .recognise import HELM_TEMPLATE, helm_template
 from .templates import EnvironmentError_, is_template, render_file
+from .walk import link_out_finding, readable_files
 
 if TYPE_CHECKING:
     from .templates import TemplateProblem
 
-__all__ = ["LoadOptions", "load_paths", "readable_files"]
+__all__ = ["LoadOptions", "load_paths"]
 
 _Move = Callable[[Pos], Pos]
-
-
-def _readable(entries: list[tuple[str, str]], too_deep: list[str], estate: Estate) -> list[str]:
-    """The files of a walk that are read; the others (a name that is not UTF-8, a link out of the tree,
-    a Helm template) and the directories too deep to walk are findings or counts in ``estate``."""
-    for d in too_deep:
-        d = printable_path(d) or d
-        estate.opaque.add(d)
-        message = f"directories nest more than {MAX_DIR_DEPTH} levels below the path given; jsops did not look inside this directory's subdirectories"
-        estate.findings.append(finding("manifest-too-complex", message, d, 1, 1, excerpt=False))
-    files: list[str] = []
-    for f, root in entries:
-        shown = printable_path(f)
-        if shown is not None:  # never read: no output could name it as it is
-            estate.opaque.add(shown)
-            estate.findings.append(finding("manifest-syntax-error", NOT_UTF8_NAME, shown, 1, 1, excerpt=False))
-        elif link_out(f, root):
-            link_out_finding(f, estate)
-        elif helm_template(f):
-            estate.not_jetstream[f] = HELM_TEMPLATE
-        else:
-            files.append(f)
-    return files
-
-
-def readable_files(paths: Sequence[str], exclude: Sequence[str], estate: Estate) -> tuple[list[str], dict[str, str]]:
-    """The files under ``paths`` the loader reads, in order, and the tree each was found in; what
-    the walk passes over (names that are not UTF-8, links out of the tree, Helm templates, directories
-    too deep) is recorded in ``estate`` as :func:`load_paths` reports it."""
-    entries, too_deep = discover_tree(paths, exclude=exclude)
-    return _readable(entries, too_deep, estate), dict(entries)
 
 
 class LoadOptions(TypedDict, total=False):

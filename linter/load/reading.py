@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 
-__all__ = ["NotRegularFile", "read_if_regular", "read_regular", "unreadable"]
+__all__ = ["NotRegularFile", "read_if_regular", "read_manifest_bytes", "read_regular", "unreadable"]
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -97,3 +97,17 @@ def unreadable(shown: str, exc: OSError) -> str:
     if isinstance(exc, NotRegularFile):
         return f"{shown}: not a regular file"
     return f"{shown}: cannot read: {exc.strerror or exc}"
+
+
+def read_manifest_bytes(file: str) -> bytes | None:
+    """A manifest's bytes (for suppression comments and excerpts); None when it cannot be read or
+    is past the loader's size bound (the loader refused that file: nothing in it applies), without
+    reading the rest."""
+    from .parsed import Limits
+
+    bound = Limits.max_file_bytes
+    try:
+        data = read_regular(file, bound + 1)
+    except OSError:
+        return None
+    return data if len(data) <= bound else None

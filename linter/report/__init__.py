@@ -15,7 +15,7 @@ from ..findings import Severity
 
 if TYPE_CHECKING:
     from ..api import Rule
-    from ..engine import LintResult
+    from ..result import LintResult
 
 __all__ = ["FORMATS", "REPORTERS", "RenderContext", "Renderer", "render_result"]
 

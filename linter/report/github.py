@@ -5,8 +5,8 @@ Chosen automatically when ``GITHUB_ACTIONS=true`` and ``--format`` is not given.
 
 from __future__ import annotations
 
-from ..engine import LintResult
 from ..findings import Severity
+from ..result import LintResult
 
 __all__ = ["render_github"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..engine import LintResult
 from ..findings import Severity
+from ..result import LintResult
 from .jsontext import dumps_indented
 
 __all__ = ["render_json"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from ..engine import LintResult
 from ..findings import Severity
+from ..result import LintResult
 
 __all__ = ["render_junit"]
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from ..docs import RuleInfo
-from ..engine import LintResult
 from ..findings import Finding
+from ..result import LintResult
 from .jsontext import dumps_indented
 
 __all__ = ["render_sarif", "SARIF_SCHEMA", "INFORMATION_URI"]

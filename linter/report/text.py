@@ -19,8 +19,9 @@ import functools
 from collections import Counter
 from collections.abc import Callable
 
-from ..engine import LintResult, read_manifest_bytes
 from ..findings import Applicability, Finding, ObjectRef, Severity
+from ..load.reading import read_manifest_bytes
+from ..result import LintResult
 
 __all__ = ["render_text", "SourceLines", "finding_line", "read_lines", "source_reader", "GROUP_ABOVE", "EXAMPLES"]
 

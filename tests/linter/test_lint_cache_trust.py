@@ -215,3 +215,51 @@ def test_rules_read_the_clock_only_through_the_context_and_declare_it() -> None:
     for rule in discover_rules():
         source = Path(sys.modules[rule.__module__].__file__ or "").read_text(encoding="utf-8")
         assert ("ctx.now()" in source) == rule.reads_clock, rule.code
+
+
+# -- a warm hit is answered before the rules are imported (issue 34) ------------------------------
+
+
+def test_a_warm_hit_imports_no_rule_and_a_change_still_misses(lint_cache: Path, tmp_path: Path) -> None:
+    """The whole-estate entry answers an unchanged run without importing a rule module (nor the engine,
+    nor the loader but its walk); the output is the cold run's byte for byte, and an edited file,
+    config or target is a miss (the rules run)."""
+    import subprocess
+
+    root = tmp_path / "estate"
+    root.mkdir()
+    (root / "s.yaml").write_text(STREAM.format(name="ORDERS", subject="orders.>"))
+    (root / "c.yaml").write_text(
+        "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: C, stream: ORDERS}\nspec: {ack_policy: none}\n"
+    )
+    config = tmp_path / "jsops.yaml"
+    config.write_text("target: {}\n")
+    code = (
+        "import sys, json, contextlib, io\n"
+        "from jsops.linter.cli.app import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    rc = main(['lint', {str(root)!r}, '--config', {str(config)!r}])\n"
+        "rules = sorted(m for m in sys.modules if m.startswith('jsops.rules.') and not m.rsplit('.', 1)[1].startswith('_'))\n"
+        "engine = 'jsops.linter.engine' in sys.modules or 'jsops.linter.load.files' in sys.modules\n"
+        "print(json.dumps({'rc': rc, 'out': out.getvalue(), 'rules': len(rules), 'engine': engine}))\n"
+    )
+
+    def lint() -> dict[str, object]:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
+        result: dict[str, object] = json.loads(run.stdout.strip().splitlines()[-1])
+        return result
+
+    cold = lint()
+    assert cold["rules"] != 0 and cold["engine"] and cold["out"]
+    warm = lint()
+    assert warm == {**cold, "rules": 0, "engine": False}  # neither the rules, nor the engine, nor the loader
+    (root / "c.yaml").write_text(
+        "apiVersion: jsops/v1\nkind: Consumer\nmetadata: {name: C, stream: ORDERS}\nspec: {ack_policy: explicit}\n"
+    )
+    edited = lint()
+    assert edited["rules"] != 0 and edited["out"] != cold["out"]
+    assert lint()["rules"] == 0
+    config.write_text('target: {server_version: "2.10.26"}\n')
+    assert lint()["rules"] != 0
+    assert lint()["rules"] == 0
