@@ -21,10 +21,11 @@ from jsops.linter.cli.kit import Exit, config_from_args, use_color
 from jsops.linter.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from jsops.linter import Estate
+    from jsops.linter import Config, Estate
 
     from ..client import JsClient
-    from ..drift import Attribution
+    from ..drift import Attribution, Held
+    from ..drift.held import ObjectKey
     from ..live import LiveState
     from ..plan import Plan, PlanOptions, PlanSet
     from ..route import Route
@@ -377,7 +378,7 @@ def _plan_targets(args: argparse.Namespace, run: Run, config: Any, estate: Any, 
         run.clients.append(client)
         if live is None:
             live = read_live(client)
-        held: dict[Any, Any] = {}
+        held: dict[tuple[ObjectKey, str], Held] = {}
         plan = _plan_route(args, client, live, route, config, estate, held)
         run.items.append(
             TargetRun(route, client, live, plan, _attribute(client, live, plan).with_held(plan.context, held))
@@ -408,13 +409,13 @@ def _attribute(client: JsClient, live: LiveState, plan: Plan) -> Attribution:
 
 def _plan_route(
     args: argparse.Namespace,
-    client: Any,
-    live: Any,
-    route: Any,
-    config: Any,
-    estate: Any,
-    held: dict[Any, Any] | None = None,
-) -> Any:
+    client: JsClient,
+    live: LiveState,
+    route: Route,
+    config: Config,
+    estate: Estate,
+    held: dict[tuple[ObjectKey, str], Held] | None = None,
+) -> Plan:
     """The plan of one target from the manifests and its live state, authorized by the flags of
     ``args`` (:func:`jsops.reconciler.plan.build_plan`), judged by lint and the server's predicted refusals.
     Fields marked ``jsops.io/ignore-drift`` and those the controller quarantined keep their live
