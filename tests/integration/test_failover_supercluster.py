@@ -54,7 +54,11 @@ def failover(url: str, *args: str) -> tuple[int, str, str]:
 
 class Traffic:
     """A publisher (unique ids, each retried until acknowledged) and a worker (durable pull consumer W
-    of the active stream), in a thread with its own event loop."""
+    of the active stream), in a thread with its own event loop. Once stopped, the worker goes on until
+    it has processed every id acknowledged (or ``deadline``), counted only after the publisher has
+    finished: a publish still in flight when ``stop`` is set is acknowledged after it, and a worker
+    that had processed all the others by then would otherwise leave before it is delivered (that id
+    counted as skipped though the consumer still has it to deliver)."""
 
     def __init__(self, url: str, stream: str) -> None:
         self.url, self.stream = url, stream
@@ -62,6 +66,7 @@ class Traffic:
         self.processed: list[str] = []
         self.slowest: list[float] = [0.0]  # per failover: the longest a publish waited for its ack
         self.stop = threading.Event()
+        self.published = False  # the publisher has stopped: no publish in flight, ``acked`` is complete
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._main, daemon=True)
 
@@ -82,6 +87,12 @@ class Traffic:
             await nc.close()
 
     async def _publish(self, nc: Any) -> None:
+        try:
+            await self._publish_until_stopped(nc)
+        finally:
+            self.published = True
+
+    async def _publish_until_stopped(self, nc: Any) -> None:
         js = nc.jetstream()
         n = 0
         while not self.stop.is_set():
@@ -106,7 +117,10 @@ class Traffic:
     async def _work(self, nc: Any) -> None:
         js = nc.jetstream()
         sub, bound = None, ""
-        while not (self.stop.is_set() and (self.acked <= set(self.processed) or time.monotonic() > self.deadline)):
+        while not (
+            self.stop.is_set()
+            and ((self.published and self.acked <= set(self.processed)) or time.monotonic() > self.deadline)
+        ):
             try:
                 if bound != self.stream:
                     if sub is not None:
