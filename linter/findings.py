@@ -181,9 +181,9 @@ class Finding:
     # (docs/drift.md): ``{"changed_by": {...}}``, or ``{"changed_by": None, "author_unknown": {"since": ...}}``.
     # None: not attributed (no record, not a drift finding); the JSON then has neither key.
     author: dict[str, JsonValue] | None = field(default=None, compare=False)
-    # The words that end the message and name that author ("; changed by ... 3m ago"): they age with each
-    # run, so identities that must stay the same across runs (SARIF's fingerprint) leave them out.
-    author_said: str = field(default="", compare=False)
+    # The message without the words that end it naming that author ("; changed by ... 3m ago"): those age with
+    # each run, so identities that must stay the same across runs (SARIF's fingerprint) use this. None: the same.
+    lasting: str | None = field(default=None, compare=False)
     # The config field the check is about (the first key of the violation's path; "" for none): with the
     # object's kind and the err_code, what places the check in the server's order (linter/semantics/answer_order.py).
     about: str = field(default="", compare=False)
@@ -222,8 +222,8 @@ class Finding:
 
     @property
     def lasting_message(self) -> str:
-        """The message without the words naming a drift's author (:attr:`author_said`), which age."""
-        return self.message[: len(self.message) - len(self.author_said)] if self.author_said else self.message
+        """The message without the words naming a drift's author (:attr:`lasting`), which age."""
+        return self.message if self.lasting is None else self.lasting
 
     def author_json(self) -> AuthorJson:
         """The drift finding's author as the JSON and SARIF reports carry it: ``changed_by`` (None when

@@ -170,16 +170,10 @@ def _field_drift(
         note = ch.consequence if ch.consequence and not ch.consequence.startswith("applied in place") else ""
         how = _HOW.get(ch.cls.value, ch.cls.value) + (f" ({note})" if note else "")
         said, author = _author(authors[1], authors[0], d, ch.path)
-        finding = _finding(
-            "JS520",
-            severity,
-            f"{ch.path}: the server has {_shown(ch.unit, ch.old)}, the manifest says {_shown(ch.unit, ch.new)}{where}; {how}{said}",
-            r.file,
-            line,
-            col,
-            r.ref,
-        )
-        yield replace(finding, author=author, author_said=said) if author is not None else finding
+        lasting = f"{ch.path}: the server has {_shown(ch.unit, ch.old)}, the manifest says {_shown(ch.unit, ch.new)}"
+        lasting += f"{where}; {how}"
+        finding = _finding("JS520", severity, lasting + said, r.file, line, col, r.ref)
+        yield replace(finding, author=author, lasting=lasting) if author is not None else finding
 
 
 def jsops_own(live: LiveState) -> set[str]:
