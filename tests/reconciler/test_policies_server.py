@@ -110,7 +110,7 @@ def test_the_controller_refuses_a_revision_with_a_policy_error(tmp_path: Path) -
     estate = _copy(tmp_path)
     cfg = load_config(str(estate / ".jsops.yaml"))
     rev = load_revision([str(estate / "manifests")], "prod", None, cfg)
-    assert any(": ACME001 streams in prod keep 3 replicas; ORDERS has 1" in e for e in rev.errors), rev.errors
+    assert any(": error ACME001 streams in prod keep 3 replicas; ORDERS has 1" in e for e in rev.errors), rev.errors
     assert not any("ACME002" in e for e in rev.errors)
     rev = load_revision([str(estate / "manifests")], "dev", None, cfg)
     assert not any("ACME001" in e for e in rev.errors)  # the environment decides
