@@ -171,6 +171,17 @@ class NatsCluster:
         return ",".join(self.urls)
 
     def start(self, timeout: float = 90.0) -> NatsCluster:
+        for attempt in range(3):
+            try:
+                return self._start_once(timeout)
+            except _PortTaken:  # a route port taken by another process after free_port freed it: new ports
+                if attempt == 2:
+                    raise
+                self.nodes = []
+                self.cluster_ports = [free_port() for _ in range(self.size)]
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> NatsCluster:
         routes = ", ".join(f"nats-route://127.0.0.1:{p}" for p in self.cluster_ports)
         for i, cport in enumerate(self.cluster_ports, start=1):
             node = NatsServer(
