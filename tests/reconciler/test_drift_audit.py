@@ -25,6 +25,7 @@ from jsops.reconciler.live import LiveState
 
 from .helpers import Js, NatsServer, manifest, run
 from .records import live_consumer, live_stream
+from .test_drift_server import RECORD, USERS  # the drift example's accounts and audit record
 from .test_drift_unit import HOUR, OWN, T0, _newest_first, _stream_write
 
 GOLDEN = Path(__file__).parent / "golden" / "drift"
@@ -159,10 +160,6 @@ def test_without_a_record_audit_says_nothing_of_authors() -> None:
 
 # -- on a real nats-server ------------------------------------------------------------------------
 
-USERS = (
-    "accounts { A { jetstream: enabled, users: [{user: controller, password: c0ntrol}, {user: app, password: app}] } }"
-)
-RECORD = Path(__file__).parents[2] / "docs" / "examples" / "drift" / "api-audit-record.yaml"
 ORDERS = """
 apiVersion: jsops/v1
 kind: Stream
