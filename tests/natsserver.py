@@ -32,6 +32,16 @@ def release_binary(version: str) -> str | None:
     return str(found) if found.is_file() and os.access(found, os.X_OK) else None
 
 
+def release_or_skip(version: str) -> str:
+    """:func:`release_binary`, or the test is skipped saying the release was not fetched."""
+    import pytest
+
+    binary = release_binary(version)
+    if binary is None:
+        pytest.skip(f"nats-server {version} was not fetched")
+    return binary
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

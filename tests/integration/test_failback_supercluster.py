@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
-from natsserver import release_binary
+from natsserver import release_binary, release_or_skip
 from supercluster import Supercluster
 
 from jsops.reconciler.cli.failback import main as failback_main
@@ -106,9 +106,7 @@ def finish(url: str, traffic: Traffic) -> tuple[set[str], set[str], int]:
 
 @pytest.mark.parametrize("release", ["2.12.8", "2.15.1"])
 def test_failovers_and_failbacks_lose_nothing(release: str) -> None:
-    binary = release_binary(release)
-    if binary is None:
-        pytest.skip(f"nats-server {release} was not fetched")
+    binary = release_or_skip(release)
     with Supercluster(TWO, binary) as sc:
         url = sc.urls("EAST")[0]
         asyncio.run(make_pair(url))

@@ -21,7 +21,7 @@ from typing import Any
 
 import nats
 import pytest
-from natsserver import release_binary
+from natsserver import release_or_skip
 from supercluster import ClusterSpec, ServerSpec, Supercluster
 
 from jsops.reconciler.cli.commands import plan_main
@@ -162,9 +162,7 @@ def _cli(main: Any, url: str, *args: str) -> tuple[int, str]:
 
 
 def test_group_failover_and_failback(tmp_path: Path) -> None:
-    binary = release_binary(RELEASE)
-    if binary is None:
-        pytest.skip(f"nats-server {RELEASE} was not fetched")
+    binary = release_or_skip(RELEASE)
     (tmp_path / "streams.yaml").write_text(MANIFESTS)
     group = ["--selector", "dr=pay", "-f", str(tmp_path)]
     with Supercluster(TWO, binary) as sc:

@@ -26,7 +26,7 @@ import nats
 import nats.errors
 import nats.js.errors
 import pytest
-from natsserver import release_binary
+from natsserver import release_binary, release_or_skip
 from supercluster import ClusterSpec, ServerSpec, Supercluster
 
 from jsops.reconciler.cli.failover import main as failover_main
@@ -186,9 +186,7 @@ async def contents(url: str, stream: str) -> tuple[list[str], dict[str, Any]]:
 
 @pytest.mark.parametrize("release", ["2.12.8", "2.14.6", "2.15.1"])
 def test_planned_failovers_lose_nothing(release: str) -> None:
-    binary = release_binary(release)
-    if binary is None:
-        pytest.skip(f"nats-server {release} was not fetched")
+    binary = release_or_skip(release)
     with Supercluster(TWO, binary) as sc:
         url = sc.urls("EAST")[0]
         asyncio.run(make_pair(url))
@@ -237,9 +235,7 @@ def test_planned_failovers_lose_nothing(release: str) -> None:
 
 @pytest.mark.parametrize("release", ["2.10.26", "2.11.11"])
 def test_failover_refused_where_a_mirror_cannot_be_promoted(release: str) -> None:
-    binary = release_binary(release)
-    if binary is None:
-        pytest.skip(f"nats-server {release} was not fetched")
+    binary = release_or_skip(release)
     with Supercluster(TWO, binary) as sc:
         url = sc.urls("EAST")[0]
         asyncio.run(make_pair(url))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nats
 import pytest
-from natsserver import release_binary
+from natsserver import release_or_skip
 from supercluster import THREE_CLUSTERS, Supercluster
 
 from jsops.linter import lint_paths
@@ -78,9 +78,7 @@ async def _answers(url: str, bodies: list[tuple[str, dict[str, object]]]) -> lis
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_lint_plan_and_server_agree_on_placement(release: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    binary = release_binary(release)
-    if binary is None:
-        pytest.skip(f"nats-server {release} was not fetched")
+    binary = release_or_skip(release)
     with Supercluster(THREE_CLUSTERS, binary) as sc:
         url = sc.urls("C1")[0]
         monkeypatch.chdir(tmp_path)

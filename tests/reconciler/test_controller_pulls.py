@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from natsserver import release_binary
+from natsserver import release_or_skip
 
 from jsops.linter.config import Config
 from jsops.reconciler.controller.git import GitCredentials, GitSource
@@ -84,9 +84,7 @@ def _server_log(server: NatsServer) -> str:
 def test_pull_requests_are_planned_read_only_and_posted(release: str, tmp_path: Path) -> None:
     """On each supported release: the read subjects the planner needs are the same (a request
     outside them would be a permission violation in the server's log)."""
-    binary = release_binary(release)
-    if binary is None:
-        pytest.skip(f"nats-server {release} was not fetched")
+    binary = release_or_skip(release)
     bare, author, main = make_origin(tmp_path)
     adds = _commit_on(author, main, "invoices.yaml", OTHER_YAML, "add INVOICES")
     broken = _commit_on(author, main, "broken.yaml", BROKEN_YAML, "a broken stream")

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from natsserver import release_binary
+from natsserver import release_or_skip
 
 from .helpers import Js, NatsServer, manifest, run
 
@@ -41,9 +41,7 @@ HOUR = 3_600_000_000_000
 
 @pytest.fixture(params=RELEASES)
 def users_server(request: pytest.FixtureRequest) -> Iterator[NatsServer]:
-    binary = release_binary(request.param)
-    if binary is None:
-        pytest.skip(f"nats-server {request.param} was not fetched")
+    binary = release_or_skip(request.param)
     s = NatsServer(extra_config=USERS, binary=binary).start()
     try:
         yield s

@@ -21,7 +21,7 @@ from jsops.linter import (
 )
 from jsops.linter.model.config import StreamConfig
 from jsops.linter.semantics import catalog
-from tests.natsserver import release_binary
+from tests.natsserver import release_or_skip
 
 from .helpers import Js, NatsServer, manifest, run
 from .test_export_roundtrip import CONSUMERS, STREAMS
@@ -81,9 +81,7 @@ def test_every_field_the_server_sends_reads_and_writes_back(server: NatsServer, 
 def test_each_release_reads_back_into_records_and_plans_empty(version: str, tmp_path) -> None:
     """On every release: what the server stores for a stream and a consumer reads into records and writes
     back field for field, and a plan of the manifests it was applied from is empty."""
-    binary = release_binary(version)
-    if binary is None:
-        pytest.skip(f"nats-server {version} was not fetched")
+    binary = release_or_skip(version)
     server = NatsServer(binary=binary).start()
     js = Js(server.url)
     try:

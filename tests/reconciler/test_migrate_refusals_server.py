@@ -19,7 +19,7 @@ from jsops.reconciler.live import LiveState
 from jsops.reconciler.plan import Desired, PlanOptions, build_plan
 from jsops.reconciler.render_refusal import reason_of
 from jsops.reconciler.render_text import render_text
-from tests.natsserver import release_binary
+from tests.natsserver import release_or_skip
 
 from .helpers import Js, NatsServer, run, writes
 from .migrate_helpers import positions, renamed, seed, snapshot, stored
@@ -33,9 +33,7 @@ VALUES: dict[str, Any] = {"subject_delete_marker_ttl": 60 * S}  # the others are
 
 
 def _server(version: str) -> NatsServer:
-    binary = release_binary(version)
-    if binary is None:
-        pytest.skip(f"nats-server {version} was not fetched")
+    binary = release_or_skip(version)
     return NatsServer(binary=binary).start()
 
 

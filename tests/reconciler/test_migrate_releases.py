@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from natsserver import release_binary
+from natsserver import release_or_skip
 
 from .helpers import Js, NatsServer, run
 from .migrate_helpers import cut_over_under_load, positions, renamed, seed, snapshot, stored
@@ -14,9 +14,7 @@ pytestmark = pytest.mark.integration
 
 
 def _release(version: str) -> NatsServer:
-    binary = release_binary(version)
-    if binary is None:
-        pytest.skip(f"nats-server {version} was not fetched")
+    binary = release_or_skip(version)
     return NatsServer(binary=binary).start()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.natsserver import release_binary
+from tests.natsserver import release_binary, release_or_skip
 
 from .helpers import Js, NatsServer, manifest, run
 
@@ -37,9 +37,7 @@ def _doc(spec: str = "", retention: str = "") -> str:
 
 @pytest.fixture(params=["2.10.26", "2.11.11", "2.12.8", "2.14.6", "2.15.1"])
 def release(request: pytest.FixtureRequest) -> Iterator[tuple[str, NatsServer]]:
-    binary = release_binary(request.param)
-    if binary is None:
-        pytest.skip(f"nats-server {request.param} was not fetched")
+    binary = release_or_skip(request.param)
     server = NatsServer(binary=binary).start()
     try:
         yield request.param, server

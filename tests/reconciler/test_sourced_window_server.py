@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jsops.linter import parse_version
-from tests.natsserver import release_binary
+from tests.natsserver import release_or_skip
 
 from .helpers import Js, NatsServer, manifest, run
 
@@ -45,9 +45,7 @@ SOURCED = """
 @pytest.mark.integration
 @pytest.mark.parametrize("version", RELEASES)
 def test_sourcing_streams_plan_empty_right_after_apply(version: str, tmp_path: Path) -> None:
-    binary = release_binary(version)
-    if binary is None:
-        pytest.skip(f"nats-server {version} was not fetched")
+    binary = release_or_skip(version)
     server = NatsServer(binary=binary).start()
     js = Js(server.url)
     try:

@@ -23,7 +23,7 @@ from jsops.linter.semantics.unknown_fields import identity
 from jsops.reconciler.configs import config_json
 from jsops.reconciler.live import LiveConsumer, LiveState, LiveStream
 from jsops.reconciler.plan import Desired, Plan, build_plan
-from tests.natsserver import release_binary
+from tests.natsserver import release_or_skip
 
 from .helpers import Js, NatsServer, manifest, run
 from .migrate_helpers import positions, seed, snapshot
@@ -180,9 +180,7 @@ def older_jsops(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]
 
 
 def _server(version: str) -> NatsServer:
-    binary = release_binary(version)
-    if binary is None:
-        pytest.skip(f"nats-server {version} was not fetched")
+    binary = release_or_skip(version)
     return NatsServer(binary=binary).start()
 
 
